@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The data path: argument checks, then one work request posted by Conn.
+#include "api.hh"
+
+using namespace rpma;
+using namespace rpma::c;
+
+namespace {
+
+// Both regions given, or neither with nothing to transfer (a 0-byte
+// operation that still completes).
+bool valid_transfer(const void *local, const void *remote, size_t local_offset,
+		    size_t remote_offset, size_t len)
+{
+	if (local && remote)
+		return true;
+	return !local && !remote && local_offset == 0 && remote_offset == 0 && len == 0;
+}
+
+// A message buffer may be absent only for an empty message.
+bool valid_message(const void *mr, size_t offset, size_t len)
+{
+	return mr || (offset == 0 && len == 0);
+}
+
+} // namespace
+
+RPMA_EXPORT int rpma_read(rpma_conn *conn, rpma_mr_local *dst, size_t dst_offset,
+			  const rpma_mr_remote *src, size_t src_offset, size_t len, int flags,
+			  const void *op_context)
+{
+	if (!conn || flags == 0 || !valid_transfer(dst, src, dst_offset, src_offset, len))
+		[[unlikely]] return RPMA_E_INVAL;
+	return impl(conn)->read(impl(dst), dst_offset, impl(src), src_offset, len, flags,
+				op_context);
+}
+
+RPMA_EXPORT int rpma_write(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset,
+			   const rpma_mr_local *src, size_t src_offset, size_t len, int flags,
+			   const void *op_context)
+{
+	if (!conn || flags == 0 || !valid_transfer(src, dst, src_offset, dst_offset, len))
+		[[unlikely]] return RPMA_E_INVAL;
+	return impl(conn)->write(impl(dst), dst_offset, impl(src), src_offset, len, flags,
+				 op_context);
+}
+
+RPMA_EXPORT int rpma_write_with_imm(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset,
+				    const rpma_mr_local *src, size_t src_offset, size_t len,
+				    int flags, uint32_t imm, const void *op_context)
+{
+	if (!conn || flags == 0 || !valid_transfer(src, dst, src_offset, dst_offset, len))
+		[[unlikely]] return RPMA_E_INVAL;
+	return impl(conn)->write_with_imm(impl(dst), dst_offset, impl(src), src_offset, len,
+					  flags, imm, op_context);
+}
+
+RPMA_EXPORT int rpma_atomic_write(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset,
+				  const char src[8], int flags, const void *op_context)
+{
+	if (!conn || !dst || !src || flags == 0 || dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT)
+		[[unlikely]] return RPMA_E_INVAL;
+	return impl(conn)->atomic_write(*impl(dst), dst_offset, src, flags, op_context);
+}
+
+RPMA_EXPORT int rpma_write_atomic(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset,
+				  const rpma_mr_local *src, size_t src_offset, int flags,
+				  const void *op_context)
+{
+	if (!conn || !dst || !src || flags == 0 || dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT)
+		[[unlikely]] return RPMA_E_INVAL;
+	return impl(conn)->write_atomic(*impl(dst), dst_offset, *impl(src), src_offset, flags,
+					op_context);
+}
+
+RPMA_EXPORT int rpma_flush(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset, size_t,
+			   rpma_flush_type type, int flags, const void *op_context)
+{
+	if (!conn || !dst || flags == 0) [[unlikely]]
+		return RPMA_E_INVAL;
+	const int usage = impl(dst)->usage();
+	switch (type) {
+	case RPMA_FLUSH_TYPE_PERSISTENT:
+		if (!impl(conn)->direct_write_to_pmem()) [[unlikely]] {
+			RPMA_LOG_ERROR("Connection does not support flush to persistency. "
+				       "Check if the remote node supports direct write to persistent memory.");
+			return RPMA_E_NOSUPP;
+		}
+		if (!(usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) [[unlikely]] {
+			RPMA_LOG_ERROR("The remote memory region does not support flushing to persistency");
+			return RPMA_E_NOSUPP;
+		}
+		break;
+	case RPMA_FLUSH_TYPE_VISIBILITY:
+		if (!(usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)) [[unlikely]] {
+			RPMA_LOG_ERROR("The remote memory region does not support flushing to global visibility");
+			return RPMA_E_NOSUPP;
+		}
+		break;
+	default:
+		// upstream posts an unknown type unchecked; its manual promises INVAL
+		return RPMA_E_INVAL;
+	}
+	return impl(conn)->flush(*impl(dst), dst_offset, flags, op_context);
+}
+
+RPMA_EXPORT int rpma_send(rpma_conn *conn, const rpma_mr_local *src, size_t offset, size_t len,
+			  int flags, const void *op_context)
+{
+	if (!conn || flags == 0 || !valid_message(src, offset, len)) [[unlikely]]
+		return RPMA_E_INVAL;
+	return impl(conn)->send(impl(src), offset, len, flags, op_context);
+}
+
+RPMA_EXPORT int rpma_send_with_imm(rpma_conn *conn, const rpma_mr_local *src, size_t offset,
+				   size_t len, int flags, uint32_t imm, const void *op_context)
+{
+	if (!conn || flags == 0 || !valid_message(src, offset, len)) [[unlikely]]
+		return RPMA_E_INVAL;
+	return impl(conn)->send_with_imm(impl(src), offset, len, flags, imm, op_context);
+}
+
+RPMA_EXPORT int rpma_recv(rpma_conn *conn, rpma_mr_local *dst, size_t offset, size_t len,
+			  const void *op_context)
+{
+	if (!conn || !valid_message(dst, offset, len)) [[unlikely]]
+		return RPMA_E_INVAL;
+	return impl(conn)->recv(impl(dst), offset, len, op_context);
+}

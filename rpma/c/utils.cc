@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "../addr_info.hh"
+#include "api.hh"
+
+using namespace rpma;
+using namespace rpma::c;
+
+RPMA_EXPORT int rpma_utils_get_ibv_context(const char *addr, rpma_util_ibv_context_type type,
+					   ibv_context **ibv_ctx_ptr)
+{
+	if (!addr || !ibv_ctx_ptr)
+		return RPMA_E_INVAL;
+	if (type != RPMA_UTIL_IBV_CONTEXT_LOCAL && type != RPMA_UTIL_IBV_CONTEXT_REMOTE)
+		return RPMA_E_INVAL;
+	return guarded([&] {
+		const bool local = type == RPMA_UTIL_IBV_CONTEXT_LOCAL;
+		const AddrInfoOwner info = resolve_address(
+			addr, nullptr, local ? AddressRole::passive : AddressRole::active);
+		rdma_cm_id *raw_id = nullptr;
+		if (rdma_create_id(nullptr, &raw_id, nullptr, RDMA_PS_TCP))
+			throw_provider("rdma_create_id()", errno_or(EIO));
+		const CmIdOwner id(raw_id);
+		if (local) {
+			if (rdma_bind_addr(id.get(), info->ai_src_addr))
+				throw_provider("rdma_bind_addr()", errno_or(EIO));
+		} else if (rdma_resolve_addr(id.get(), info->ai_src_addr, info->ai_dst_addr,
+					     RPMA_DEFAULT_TIMEOUT_MS)) {
+			throw_provider("rdma_resolve_addr()", errno_or(EIO));
+		}
+		// A wildcard address binds to no device at all.
+		if (!id->verbs) {
+			RPMA_LOG_ERROR("no RDMA device serves the address %s", addr);
+			return RPMA_E_PROVIDER;
+		}
+		// the context belongs to librdmacm and outlives the id
+		*ibv_ctx_ptr = id->verbs;
+		return 0;
+	});
+}
+
+RPMA_EXPORT int rpma_utils_ibv_context_is_odp_capable(ibv_context *ibv_ctx, int *is_odp_capable)
+{
+	if (!ibv_ctx || !is_odp_capable)
+		return RPMA_E_INVAL;
+	*is_odp_capable = 0;
+	return guarded([&] {
+		*is_odp_capable = is_odp_capable_device(ibv_ctx) ? 1 : 0;
+		return 0;
+	});
+}
+
+RPMA_EXPORT const char *rpma_utils_conn_event_2str(rpma_conn_event conn_event)
+{
+	switch (conn_event) {
+	case RPMA_CONN_UNDEFINED:
+		return "Undefined connection event";
+	case RPMA_CONN_ESTABLISHED:
+		return "Connection established";
+	case RPMA_CONN_CLOSED:
+		return "Connection closed";
+	case RPMA_CONN_LOST:
+		return "Connection lost";
+	case RPMA_CONN_REJECTED:
+		return "Connection rejected";
+	case RPMA_CONN_UNREACHABLE:
+		return "Connection unreachable";
+	}
+	return "Unsupported connection event";
+}
+
+RPMA_EXPORT const char *rpma_err_2str(int ret)
+{
+	switch (ret) {
+	case 0:
+		return "Success";
+	case RPMA_E_NOSUPP:
+		return "Not supported";
+	case RPMA_E_PROVIDER:
+		return "Provider error occurred";
+	case RPMA_E_NOMEM:
+		return "Out of memory";
+	case RPMA_E_INVAL:
+		return "Invalid argument";
+	case RPMA_E_NO_COMPLETION:
+		return "No next completion available";
+	case RPMA_E_NO_EVENT:
+		return "No next event available";
+	case RPMA_E_AGAIN:
+		return "Temporary error, try again";
+	case RPMA_E_SHARED_CHANNEL:
+		return "Completion channel is shared";
+	case RPMA_E_NOT_SHARED_CHNL:
+		return "Completion channel is not shared";
+	default:
+		return "Unknown error";
+	}
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "conn.hh"
+
+#include <new>
+
+#include "config.h"
+#include "error.hh"
+#include "log.hh"
+#include "peer.hh"
+
+namespace rpma {
+
+namespace {
+
+// Connection parameters of upstream librpma, which old peers expect.
+constexpr uint8_t retry_count = 7;
+constexpr uint8_t rnr_retry_count = 7; // 7: retry forever on receiver-not-ready
+
+rpma_conn_event translate(rdma_cm_event_type type) noexcept
+{
+	switch (type) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return RPMA_CONN_ESTABLISHED;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return RPMA_CONN_LOST;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return RPMA_CONN_CLOSED;
+	case RDMA_CM_EVENT_REJECTED:
+		return RPMA_CONN_REJECTED;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return RPMA_CONN_UNREACHABLE;
+	default:
+		return RPMA_CONN_UNDEFINED;
+	}
+}
+
+} // namespace
+
+Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues,
+	   PrivateData private_data)
+	: id_(std::move(id)), queues_(std::move(queues)), private_data_(std::move(private_data)),
+	  qp_(queues_->qp())
+{
+	errno = 0;
+	events_ = EventChannelOwner(rdma_create_event_channel());
+	if (!events_)
+		throw_provider("rdma_create_event_channel()", errno_or(EIO));
+	if (rdma_migrate_id(id_.get(), events_.get()))
+		throw_provider("rdma_migrate_id()", errno_or(EIO));
+
+	errno = 0;
+	flush_mr_ = MrOwner(ibv_reg_mr(peer.pd(), &flush_sink_, sizeof(flush_sink_),
+				       IBV_ACCESS_LOCAL_WRITE));
+	if (!flush_mr_)
+		throw_provider("ibv_reg_mr()", errno_or(EIO));
+
+#if HAVE_DECL_IBV_WR_ATOMIC_WRITE
+	if (peer.native_atomic_write())
+		qpx_ = ibv_qp_to_qp_ex(qp_);
+#endif
+}
+
+void Conn::establish(bool incoming, const rpma_conn_private_data *pdata)
+{
+	rdma_conn_param param{};
+	param.responder_resources = RDMA_MAX_RESP_RES;
+	param.initiator_depth = RDMA_MAX_INIT_DEPTH;
+	param.flow_control = 1;
+	param.retry_count = retry_count;
+	param.rnr_retry_count = rnr_retry_count;
+	if (pdata) {
+		param.private_data = pdata->ptr;
+		param.private_data_len = pdata->len;
+	}
+	if (incoming) {
+		if (rdma_accept(id_.get(), &param))
+			throw_provider("rdma_accept()", errno_or(EIO));
+	} else {
+		if (rdma_connect(id_.get(), &param))
+			throw_provider("rdma_connect()", errno_or(EIO));
+	}
+}
+
+int Conn::next_event(rpma_conn_event *event) noexcept
+{
+	CmEvent cm_event;
+	if (int ret = next_cm_event(events_.get(), cm_event))
+		return ret;
+
+	const rdma_cm_event_type type = cm_event->event;
+	bool stored_now = false;
+	// The active side learns the peer's private data from ESTABLISHED.
+	if (type == RDMA_CM_EVENT_ESTABLISHED && private_data_.empty()) {
+		try {
+			private_data_ = PrivateData(cm_event->param.conn.private_data,
+						    cm_event->param.conn.private_data_len);
+		} catch (const std::bad_alloc &) {
+			cm_event.ack();
+			return RPMA_E_NOMEM;
+		}
+		stored_now = !private_data_.empty();
+	}
+	if (int err = cm_event.ack()) {
+		if (stored_now)
+			private_data_.clear();
+		return provider_error("rdma_ack_cm_event()", err);
+	}
+
+	const rpma_conn_event translated = translate(type);
+	if (translated == RPMA_CONN_UNDEFINED) {
+		RPMA_LOG_WARNING("Unexpected event received: %s", rdma_event_str(type));
+		return RPMA_E_UNKNOWN;
+	}
+	RPMA_LOG_NOTICE("%s", rpma_utils_conn_event_2str(translated));
+	*event = translated;
+	return 0;
+}
+
+int Conn::wait(Cq **cq, bool *is_rcq) noexcept
+{
+	ibv_comp_channel *channel = shared_channel();
+	if (!channel)
+		return RPMA_E_NOT_SHARED_CHNL;
+	ibv_cq *event_cq = nullptr;
+	void *event_context = nullptr;
+	if (ibv_get_cq_event(channel, &event_cq, &event_context))
+		return RPMA_E_NO_COMPLETION;
+	// Acknowledged whatever it is: ibv_destroy_cq waits for every event.
+	ibv_ack_cq_events(event_cq, 1);
+
+	Cq *fired = nullptr;
+	if (event_cq == queues_->cq()->ibv())
+		fired = queues_->cq();
+	else if (queues_->rcq() && event_cq == queues_->rcq()->ibv())
+		fired = queues_->rcq();
+	if (!fired) {
+		RPMA_LOG_ERROR("ibv_get_cq_event() returned an unknown CQ");
+		return RPMA_E_UNKNOWN;
+	}
+	if (is_rcq)
+		*is_rcq = fired == queues_->rcq();
+	if (int ret = fired->arm()) {
+		*cq = nullptr;
+		return ret;
+	}
+	*cq = fired;
+	return 0;
+}
+
+int Conn::disconnect() noexcept
+{
+	if (rdma_disconnect(id_.get()))
+		return provider_error("rdma_disconnect()", errno_or(EIO));
+	RPMA_LOG_NOTICE("Requesting for disconnection");
+	return 0;
+}
+
+int Conn::native_atomic_write([[maybe_unused]] const MrRemote &dst,
+			      [[maybe_unused]] size_t dst_offset, [[maybe_unused]] const char src[8],
+			      [[maybe_unused]] int flags,
+			      [[maybe_unused]] const void *op_context) noexcept
+{
+#if HAVE_DECL_IBV_WR_ATOMIC_WRITE
+	ibv_wr_start(qpx_);
+	qpx_->wr_id = reinterpret_cast<uintptr_t>(op_context);
+	qpx_->wr_flags = signaled(flags) | IBV_SEND_FENCE;
+	ibv_wr_atomic_write(qpx_, dst.rkey(), dst.address() + dst_offset, src);
+	if (int ret = ibv_wr_complete(qpx_)) [[unlikely]]
+		return ConnQueues::post_failure("ibv_wr_complete()", ret);
+	return 0;
+#else
+	return RPMA_E_NOSUPP;
+#endif
+}
+
+int Conn::release() noexcept
+{
+	int ret = flush_mr_.reset();
+	if (queues_) {
+		if (int queues_ret = queues_->release(); !ret)
+			ret = queues_ret;
+	}
+	if (int id_ret = id_.reset(); !ret)
+		ret = id_ret;
+	if (int channel_ret = events_.reset(); !ret)
+		ret = channel_ret;
+	private_data_.clear();
+	return ret ? provider_error("releasing the connection", ret) : 0;
+}
+
+} // namespace rpma

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// An RDMA connection and its data path. Each data-path call builds one work
+// request on the stack and makes one verbs call: no allocation, lock or
+// system call of the library's own.
+#pragma once
+
+#include <arpa/inet.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "conn_queues.hh"
+#include "librpma.h"
+#include "mr.hh"
+#include "private_data.hh"
+#include "verbs.hh"
+
+namespace rpma {
+
+class Peer;
+
+class Conn {
+public:
+	// Moves the id onto an event channel of the connection's own and
+	// registers the buffer the emulated flush reads into.
+	Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues, PrivateData private_data);
+	Conn(const Conn &) = delete;
+	Conn &operator=(const Conn &) = delete;
+	~Conn() { release(); }
+
+	// rdma_accept() or rdma_connect() with upstream's parameters.
+	void establish(bool incoming, const rpma_conn_private_data *pdata);
+
+	int event_fd() const noexcept { return events_->fd; }
+	int next_event(rpma_conn_event *event) noexcept;
+	rpma_conn_private_data private_data() const noexcept { return private_data_.view(); }
+	void set_direct_write_to_pmem(bool supported) noexcept { direct_write_to_pmem_ = supported; }
+	bool direct_write_to_pmem() const noexcept { return direct_write_to_pmem_.load(); }
+	uint32_t qp_num() const noexcept { return qp_->qp_num; }
+	Cq *cq() const noexcept { return queues_->cq(); }
+	Cq *rcq() const noexcept { return queues_->rcq(); }
+	// The shared completion channel, or null.
+	ibv_comp_channel *shared_channel() const noexcept { return queues_->shared_channel(); }
+	// Waits on the shared channel; see rpma_conn_wait().
+	int wait(Cq **cq, bool *is_rcq) noexcept;
+	int disconnect() noexcept;
+
+	// Data path. Arguments were validated by the caller.
+	int read(const MrLocal *dst, size_t dst_offset, const MrRemote *src, size_t src_offset,
+		 size_t len, int flags, const void *op_context) noexcept
+	{
+		ibv_send_wr wr = work_request(IBV_WR_RDMA_READ, flags, op_context);
+		ibv_sge sge;
+		if (src) {
+			set_sge(wr, sge, dst->address() + dst_offset, len, dst->lkey());
+			set_remote(wr, *src, src_offset);
+		}
+		return post(wr);
+	}
+
+	int write(const MrRemote *dst, size_t dst_offset, const MrLocal *src, size_t src_offset,
+		  size_t len, int flags, const void *op_context) noexcept
+	{
+		return write_with(IBV_WR_RDMA_WRITE, dst, dst_offset, src, src_offset, len, flags,
+				  0, op_context);
+	}
+
+	int write_with_imm(const MrRemote *dst, size_t dst_offset, const MrLocal *src,
+			   size_t src_offset, size_t len, int flags, uint32_t imm,
+			   const void *op_context) noexcept
+	{
+		return write_with(IBV_WR_RDMA_WRITE_WITH_IMM, dst, dst_offset, src, src_offset,
+				  len, flags, imm, op_context);
+	}
+
+	// Eight bytes stored at once. The fence makes an earlier flush (an RDMA
+	// read) complete first, so the store lands after the data it publishes.
+	int atomic_write(const MrRemote &dst, size_t dst_offset, const char src[8], int flags,
+			 const void *op_context) noexcept
+	{
+		if (qpx_)
+			return native_atomic_write(dst, dst_offset, src, flags, op_context);
+		ibv_send_wr wr = work_request(IBV_WR_RDMA_WRITE, flags, op_context);
+		wr.send_flags |= IBV_SEND_INLINE | IBV_SEND_FENCE;
+		ibv_sge sge;
+		set_sge(wr, sge, reinterpret_cast<uintptr_t>(src), 8, 0);
+		set_remote(wr, dst, dst_offset);
+		return post(wr);
+	}
+
+	// The pre-1.0 atomic write: eight bytes taken from a registered region.
+	int write_atomic(const MrRemote &dst, size_t dst_offset, const MrLocal &src,
+			 size_t src_offset, int flags, const void *op_context) noexcept
+	{
+		ibv_send_wr wr = work_request(IBV_WR_RDMA_WRITE, flags, op_context);
+		wr.send_flags |= IBV_SEND_FENCE;
+		ibv_sge sge;
+		set_sge(wr, sge, src.address() + src_offset, 8, src.lkey());
+		set_remote(wr, dst, dst_offset);
+		return post(wr);
+	}
+
+	// Read-after-write: an 8-byte RDMA read of the flushed range cannot pass
+	// the writes before it on the same RC queue pair, so its completion means
+	// they were placed (persistent where Direct Write to PMem holds).
+	int flush(const MrRemote &dst, size_t dst_offset, int flags, const void *op_context) noexcept
+	{
+		ibv_send_wr wr = work_request(IBV_WR_RDMA_READ, flags, op_context);
+		ibv_sge sge;
+		set_sge(wr, sge, flush_sink_address(), sizeof(flush_sink_), flush_mr_->lkey);
+		set_remote(wr, dst, dst_offset);
+		return post(wr);
+	}
+
+	int send(const MrLocal *src, size_t offset, size_t len, int flags,
+		 const void *op_context) noexcept
+	{
+		return send_with(IBV_WR_SEND, src, offset, len, flags, 0, op_context);
+	}
+
+	int send_with_imm(const MrLocal *src, size_t offset, size_t len, int flags, uint32_t imm,
+			  const void *op_context) noexcept
+	{
+		return send_with(IBV_WR_SEND_WITH_IMM, src, offset, len, flags, imm, op_context);
+	}
+
+	int recv(const MrLocal *dst, size_t offset, size_t len, const void *op_context) noexcept
+	{
+		ibv_recv_wr wr{};
+		wr.wr_id = reinterpret_cast<uintptr_t>(op_context);
+		ibv_sge sge;
+		if (dst) {
+			sge = {dst->address() + offset, static_cast<uint32_t>(len), dst->lkey()};
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+		}
+		return queues_->recv(wr);
+	}
+
+	// Releases everything the connection holds; 0 or the first error code.
+	int release() noexcept;
+
+private:
+	static ibv_send_wr work_request(ibv_wr_opcode opcode, int flags,
+					const void *op_context) noexcept
+	{
+		ibv_send_wr wr{};
+		wr.wr_id = reinterpret_cast<uintptr_t>(op_context);
+		wr.opcode = opcode;
+		wr.send_flags = signaled(flags);
+		return wr;
+	}
+
+	// Only RPMA_F_COMPLETION_ALWAYS asks for a completion on success; errors
+	// complete anyway.
+	static unsigned signaled(int flags) noexcept
+	{
+		return (flags & RPMA_F_COMPLETION_ALWAYS & ~RPMA_F_COMPLETION_ON_ERROR)
+			       ? IBV_SEND_SIGNALED
+			       : 0;
+	}
+
+	static void set_sge(ibv_send_wr &wr, ibv_sge &sge, uint64_t addr, size_t len,
+			    uint32_t lkey) noexcept
+	{
+		sge = {addr, static_cast<uint32_t>(len), lkey};
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+	}
+
+	static void set_remote(ibv_send_wr &wr, const MrRemote &mr, size_t offset) noexcept
+	{
+		wr.wr.rdma.remote_addr = mr.address() + offset;
+		wr.wr.rdma.rkey = mr.rkey();
+	}
+
+	int write_with(ibv_wr_opcode opcode, const MrRemote *dst, size_t dst_offset,
+		       const MrLocal *src, size_t src_offset, size_t len, int flags, uint32_t imm,
+		       const void *op_context) noexcept
+	{
+		ibv_send_wr wr = work_request(opcode, flags, op_context);
+		wr.imm_data = htonl(imm);
+		ibv_sge sge;
+		if (src) {
+			set_sge(wr, sge, src->address() + src_offset, len, src->lkey());
+			set_remote(wr, *dst, dst_offset);
+		}
+		return post(wr);
+	}
+
+	int send_with(ibv_wr_opcode opcode, const MrLocal *src, size_t offset, size_t len,
+		      int flags, uint32_t imm, const void *op_context) noexcept
+	{
+		ibv_send_wr wr = work_request(opcode, flags, op_context);
+		wr.imm_data = htonl(imm);
+		ibv_sge sge;
+		if (src)
+			set_sge(wr, sge, src->address() + offset, len, src->lkey());
+		return post(wr);
+	}
+
+	int post(ibv_send_wr &wr) noexcept
+	{
+		ibv_send_wr *bad = nullptr;
+		if (int ret = ibv_post_send(qp_, &wr, &bad)) [[unlikely]]
+			return ConnQueues::post_failure("ibv_post_send()", ret);
+		return 0;
+	}
+
+	int native_atomic_write(const MrRemote &dst, size_t dst_offset, const char src[8],
+				int flags, const void *op_context) noexcept;
+
+	uint64_t flush_sink_address() const noexcept
+	{
+		return reinterpret_cast<uintptr_t>(&flush_sink_);
+	}
+
+	// Declared in creation order: destroyed in reverse.
+	EventChannelOwner events_;
+	CmIdOwner id_;
+	std::unique_ptr<ConnQueues> queues_;
+	PrivateData private_data_;
+	alignas(8) uint64_t flush_sink_ = 0;
+	MrOwner flush_mr_;
+	ibv_qp *qp_;
+	ibv_qp_ex *qpx_ = nullptr; // set when the device writes 8 bytes atomically
+	std::atomic<bool> direct_write_to_pmem_{false};
+};
+
+} // namespace rpma

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Queue sizes and options of a connection to be made. Every field is atomic
+// so that threads may share one configuration (upstream's guarantee).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "librpma.h"
+
+namespace rpma {
+
+class Srq;
+
+class ConnCfg {
+public:
+	static constexpr uint32_t default_queue_size = 10;
+
+	// A consistent copy of the fields, taken once when resources are made.
+	struct Values {
+		int timeout_ms = RPMA_DEFAULT_TIMEOUT_MS;
+		uint32_t cq_size = default_queue_size;
+		uint32_t rcq_size = 0;
+		uint32_t sq_size = default_queue_size;
+		uint32_t rq_size = default_queue_size;
+		bool shared_channel = false;
+		Srq *srq = nullptr;
+	};
+
+	Values values() const noexcept
+	{
+		return {timeout_ms.load(), cq_size.load(),	 rcq_size.load(), sq_size.load(),
+			rq_size.load(),	   shared_channel.load(), srq.load()};
+	}
+
+	// The values to use for a NULL configuration.
+	static Values defaults() noexcept { return {}; }
+
+	std::atomic<int> timeout_ms{RPMA_DEFAULT_TIMEOUT_MS};
+	std::atomic<uint32_t> cq_size{default_queue_size};
+	std::atomic<uint32_t> rcq_size{0};
+	std::atomic<uint32_t> sq_size{default_queue_size};
+	std::atomic<uint32_t> rq_size{default_queue_size};
+	std::atomic<bool> shared_channel{false};
+	std::atomic<Srq *> srq{nullptr};
+};
+
+} // namespace rpma

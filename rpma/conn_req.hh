@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A connection request: the active side's outgoing one, or an incoming one
+// taken from an endpoint. Its queues exist already; connect() turns it into
+// a connection.
+#pragma once
+
+#include <memory>
+
+#include "conn_cfg.hh"
+#include "conn_queues.hh"
+#include "private_data.hh"
+#include "verbs.hh"
+
+namespace rpma {
+
+class Conn;
+class MrLocal;
+class Peer;
+
+class ConnReq {
+public:
+	// Resolves addr:port within cfg.timeout_ms and creates the queues.
+	static std::unique_ptr<ConnReq> outgoing(Peer &peer, const char *addr, const char *port,
+						 const ConnCfg::Values &cfg);
+
+	// Takes over the CM id of a CONNECT_REQUEST event; a request that cannot
+	// be made is rejected.
+	static std::unique_ptr<ConnReq> incoming(Peer &peer, CmIdOwner id, PrivateData private_data,
+						 const ConnCfg::Values &cfg);
+
+	ConnReq(const ConnReq &) = delete;
+	ConnReq &operator=(const ConnReq &) = delete;
+	~ConnReq() { release(); }
+
+	int recv(const MrLocal &dst, size_t offset, size_t len, const void *op_context) noexcept;
+	rpma_conn_private_data private_data() const noexcept { return private_data_.view(); }
+
+	// Connects (active) or accepts (passive) with the given private data.
+	// The request's resources move into the connection.
+	std::unique_ptr<Conn> connect(const rpma_conn_private_data *pdata);
+
+	// Drops the request: destroys its queues, rejects an incoming request,
+	// destroys the id; 0 or the first provider error code.
+	int release() noexcept;
+
+private:
+	ConnReq(Peer &peer, CmIdOwner id, bool incoming, PrivateData private_data);
+
+	Peer &peer_;
+	bool incoming_;
+	CmIdOwner id_;
+	PrivateData private_data_;
+	// Declared after the id so that it is destroyed before it.
+	std::unique_ptr<ConnQueues> queues_;
+};
+
+} // namespace rpma

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "ep.hh"
+
+#include "addr_info.hh"
+#include "conn_req.hh"
+#include "error.hh"
+#include "log.hh"
+
+namespace rpma {
+
+Ep::Ep(Peer &peer, const char *addr, const char *port) : peer_(peer)
+{
+	errno = 0;
+	events_ = EventChannelOwner(rdma_create_event_channel());
+	if (!events_)
+		throw_provider("rdma_create_event_channel()", errno_or(EIO));
+	rdma_cm_id *raw_id = nullptr;
+	if (rdma_create_id(events_.get(), &raw_id, nullptr, RDMA_PS_TCP))
+		throw_provider("rdma_create_id()", errno_or(EIO));
+	id_ = CmIdOwner(raw_id);
+	const AddrInfoOwner info = resolve_address(addr, port, AddressRole::passive);
+	if (rdma_bind_addr(id_.get(), info->ai_src_addr))
+		throw_provider("rdma_bind_addr()", errno_or(EIO));
+	if (rdma_listen(id_.get(), 0))
+		throw_provider("rdma_listen()", errno_or(EIO));
+	RPMA_LOG_NOTICE("Waiting for incoming connection on %s:%s", addr, port);
+}
+
+int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req)
+{
+	CmEvent event;
+	if (int ret = next_cm_event(events_.get(), event))
+		return ret;
+	if (event->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		RPMA_LOG_ERROR("Unexpected event received: %s", rdma_event_str(event->event));
+		if (int err = event.ack())
+			return provider_error("rdma_ack_cm_event()", err);
+		return RPMA_E_INVAL;
+	}
+	CmIdOwner id(event->id);
+	PrivateData private_data(event->param.conn.private_data,
+				 event->param.conn.private_data_len);
+	// Acknowledged before the request is made: the new id can be neither
+	// migrated nor destroyed while its event is outstanding.
+	if (int err = event.ack()) {
+		// destroying an id with an unacknowledged event would block forever
+		rdma_reject(id.release(), nullptr, 0);
+		return provider_error("rdma_ack_cm_event()", err);
+	}
+	req = ConnReq::incoming(peer_, std::move(id), std::move(private_data), cfg);
+	return 0;
+}
+
+int Ep::release() noexcept
+{
+	int ret = id_.reset();
+	if (int channel_ret = events_.reset(); !ret)
+		ret = channel_ret;
+	return ret ? provider_error("rdma_destroy_id()", ret) : 0;
+}
+
+} // namespace rpma

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Errors inside the library: constructors and set-up code throw rpma::Error
+// carrying an RPMA_E_* code; the C API turns it back into a return value.
+#pragma once
+
+#include <cerrno>
+#include <exception>
+
+#include "librpma.h"
+
+namespace rpma {
+
+class Error : public std::exception {
+public:
+	explicit Error(int code) noexcept : code_(code) {}
+	int code() const noexcept { return code_; }
+	const char *what() const noexcept override { return rpma_err_2str(code_); }
+
+private:
+	int code_;
+};
+
+// Logs "<call> failed: <strerror(err)>" and returns RPMA_E_PROVIDER.
+int provider_error(const char *call, int err) noexcept;
+
+// The same, thrown.
+[[noreturn]] void throw_provider(const char *call, int err);
+
+// The errno-style result of a failed rdma-core call that may not set errno.
+inline int errno_or(int fallback) noexcept { return errno ? errno : fallback; }
+
+} // namespace rpma

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "mr.hh"
+
+#include <endian.h>
+
+#include <cinttypes>
+#include <cstring>
+
+#include "error.hh"
+#include "log.hh"
+#include "peer.hh"
+
+namespace rpma {
+
+namespace {
+
+// Descriptor layout: raddr u64 | length u64 | rkey u32 | usage u8, all LE.
+constexpr size_t address_at = 0;
+constexpr size_t size_at = 8;
+constexpr size_t rkey_at = 16;
+constexpr size_t usage_at = 20;
+
+template <typename T> void store_le(uint8_t *to, T value)
+{
+	if constexpr (sizeof(T) == 8)
+		value = htole64(value);
+	else
+		value = htole32(value);
+	std::memcpy(to, &value, sizeof(value));
+}
+
+template <typename T> T load_le(const uint8_t *from)
+{
+	T value;
+	std::memcpy(&value, from, sizeof(value));
+	if constexpr (sizeof(T) == 8)
+		return le64toh(value);
+	else
+		return le32toh(value);
+}
+
+ibv_mr *register_region(ibv_pd *pd, void *ptr, size_t size, int access)
+{
+	errno = 0;
+	return ibv_reg_mr(pd, ptr, size, access);
+}
+
+} // namespace
+
+MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
+{
+	const int access = peer.access_for(usage);
+	mr_ = MrOwner(register_region(peer.pd(), ptr, size, access));
+	if (mr_)
+		return;
+	int err = errno_or(EIO);
+	if (err != EOPNOTSUPP)
+		throw_provider("ibv_reg_mr()", err);
+	if (!peer.odp_capable()) {
+		RPMA_LOG_ERROR("Peer does not support On-Demand Paging: ibv_reg_mr(): %s",
+			       std::strerror(err));
+		throw Error(RPMA_E_PROVIDER);
+	}
+	mr_ = MrOwner(register_region(peer.pd(), ptr, size, access | IBV_ACCESS_ON_DEMAND));
+	if (!mr_)
+		throw_provider("ibv_reg_mr() with On-Demand Paging (FS DAX?)", errno_or(EIO));
+}
+
+void MrLocal::descriptor(void *desc) const noexcept
+{
+	auto *bytes = static_cast<uint8_t *>(desc);
+	store_le<uint64_t>(bytes + address_at, address());
+	store_le<uint64_t>(bytes + size_at, size());
+	store_le<uint32_t>(bytes + rkey_at, mr_->rkey);
+	bytes[usage_at] = static_cast<uint8_t>(usage_);
+}
+
+MrRemote MrRemote::from_descriptor(const void *desc) noexcept
+{
+	const auto *bytes = static_cast<const uint8_t *>(desc);
+	MrRemote mr;
+	mr.address_ = load_le<uint64_t>(bytes + address_at);
+	mr.size_ = load_le<uint64_t>(bytes + size_at);
+	mr.rkey_ = load_le<uint32_t>(bytes + rkey_at);
+	mr.usage_ = bytes[usage_at];
+	RPMA_LOG_DEBUG("new rpma_mr_remote(raddr=0x%" PRIx64 ", size=%" PRIu64 ", rkey=0x%" PRIx32
+		       ", usage=0x%x)",
+		       mr.address_, mr.size_, mr.rkey_, mr.usage_);
+	return mr;
+}
+
+} // namespace rpma

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Memory regions: a local registration and the peer's view of one, which
+// travels as a 21-byte little-endian descriptor.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "verbs.hh"
+
+namespace rpma {
+
+class Peer;
+
+// Every RPMA_MR_USAGE_* bit; the descriptor keeps them in one byte.
+inline constexpr int mr_usage_all = 0xff;
+
+class MrLocal {
+public:
+	static constexpr size_t descriptor_size = 21;
+
+	// Registers [ptr, ptr + size) for the given usages, retrying with
+	// On-Demand Paging where plain registration is not supported (FS DAX).
+	MrLocal(Peer &peer, void *ptr, size_t size, int usage);
+
+	void descriptor(void *desc) const noexcept;
+	void *ptr() const noexcept { return mr_->addr; }
+	size_t size() const noexcept { return mr_->length; }
+	uint32_t lkey() const noexcept { return mr_->lkey; }
+	uint64_t address() const noexcept { return reinterpret_cast<uintptr_t>(mr_->addr); }
+	ibv_pd *pd() const noexcept { return mr_->pd; }
+	int usage() const noexcept { return usage_; }
+
+	// Deregisters now; 0 or the provider's errno.
+	int release() noexcept { return mr_.reset(); }
+
+private:
+	MrOwner mr_;
+	int usage_;
+};
+
+class MrRemote {
+public:
+	// Decodes the first 21 bytes of a descriptor (the caller checked the size
+	// and that the usage byte is non-zero).
+	static MrRemote from_descriptor(const void *desc) noexcept;
+
+	uint64_t address() const noexcept { return address_; }
+	uint64_t size() const noexcept { return size_; }
+	uint32_t rkey() const noexcept { return rkey_; }
+	int usage() const noexcept { return usage_; }
+
+private:
+	uint64_t address_ = 0;
+	uint64_t size_ = 0;
+	uint32_t rkey_ = 0;
+	int usage_ = 0;
+};
+
+// The usage byte of a descriptor (offset 20).
+inline int descriptor_usage(const void *desc) noexcept
+{
+	return static_cast<const uint8_t *>(desc)[MrLocal::descriptor_size - 1];
+}
+
+} // namespace rpma

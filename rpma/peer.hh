@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A peer: one RDMA device context and the protection domain every region,
+// queue pair and shared receive queue of the application lives in.
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include "verbs.hh"
+
+namespace rpma {
+
+class Peer {
+public:
+	// Probes the device's capabilities, then allocates the protection domain.
+	explicit Peer(ibv_context *context);
+
+	ibv_context *context() const noexcept { return context_; }
+	ibv_pd *pd() const noexcept { return pd_.get(); }
+	bool odp_capable() const noexcept { return odp_capable_; }
+	bool native_atomic_write() const noexcept { return native_atomic_write_; }
+
+	// The ibv access flags that give a region the RPMA_MR_USAGE_* usages.
+	int access_for(int usage) const noexcept;
+
+	// Releases the protection domain; 0 or the provider's errno.
+	int release() noexcept { return pd_.reset(); }
+
+private:
+	ibv_context *context_;
+	bool odp_capable_ = false;
+	bool native_atomic_write_ = false;
+	PdOwner pd_;
+};
+
+// Whether the device supports On-Demand Paging for RC reads and writes;
+// throws rpma::Error(RPMA_E_PROVIDER) when it cannot be queried.
+bool is_odp_capable_device(ibv_context *context);
+
+} // namespace rpma
