@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ep.hh"
 
+#include <new>
+
 #include "addr_info.hh"
 #include "conn_req.hh"
 #include "error.hh"
@@ -37,17 +39,25 @@ int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req)
 			return provider_error("rdma_ack_cm_event()", err);
 		return RPMA_E_INVAL;
 	}
-	CmIdOwner id(event->id);
-	PrivateData private_data(event->param.conn.private_data,
-				 event->param.conn.private_data_len);
+	rdma_cm_id *id = event->id;
+	PrivateData private_data;
+	try {
+		private_data = PrivateData(event->param.conn.private_data,
+					   event->param.conn.private_data_len);
+	} catch (const std::bad_alloc &) {
+		event.ack();
+		rdma_reject(id, nullptr, 0);
+		rdma_destroy_id(id);
+		return RPMA_E_NOMEM;
+	}
 	// Acknowledged before the request is made: the new id can be neither
 	// migrated nor destroyed while its event is outstanding.
 	if (int err = event.ack()) {
-		// destroying an id with an unacknowledged event would block forever
-		rdma_reject(id.release(), nullptr, 0);
+		// destroying it would wait for the acknowledgement forever
+		rdma_reject(id, nullptr, 0);
 		return provider_error("rdma_ack_cm_event()", err);
 	}
-	req = ConnReq::incoming(peer_, std::move(id), std::move(private_data), cfg);
+	req = ConnReq::incoming(peer_, CmIdOwner(id), std::move(private_data), cfg);
 	return 0;
 }
 

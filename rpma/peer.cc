@@ -27,8 +27,11 @@ bool supports_rc_odp(const ibv_device_attr_ex &attr)
 
 bool atomic_write_capable([[maybe_unused]] const ibv_device_attr_ex &attr)
 {
-#if HAVE_DECL_IBV_WR_ATOMIC_WRITE && HAVE_DECL_IB_UVERBS_DEVICE_ATOMIC_WRITE
-	return attr.device_cap_flags_ex & IB_UVERBS_DEVICE_ATOMIC_WRITE;
+#if HAVE_DECL_IBV_WR_ATOMIC_WRITE
+	// The kernel's IB_UVERBS_DEVICE_ATOMIC_WRITE; rdma-core 44 can post the
+	// verb but its headers do not name the capability bit.
+	constexpr uint64_t device_atomic_write = 1ULL << 40;
+	return attr.device_cap_flags_ex & device_atomic_write;
 #else
 	return false;
 #endif

@@ -58,10 +58,11 @@ RPMA_EXPORT int rpma_peer_cfg_from_descriptor(const void *desc, size_t desc_size
 			       desc_size, PeerCfg::descriptor_size);
 		return RPMA_E_INVAL;
 	}
-	return create(pcfg_ptr, [desc] {
-		auto pcfg = std::make_unique<PeerCfg>(PeerCfg::from_descriptor(desc).direct_write_to_pmem());
-		RPMA_LOG_INFO("Direct Write To PMem is %s",
-			      pcfg->direct_write_to_pmem() ? "supported" : "unsupported");
-		return pcfg;
+	int ret = create(pcfg_ptr, [desc] {
+		return std::make_unique<PeerCfg>(PeerCfg::from_descriptor(desc).direct_write_to_pmem());
 	});
+	if (ret == 0)
+		RPMA_LOG_INFO("Direct Write To PMem is %s",
+			      impl(*pcfg_ptr)->direct_write_to_pmem() ? "supported" : "unsupported");
+	return ret;
 }

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the two sides of example 02 agree on. */
+
+#ifndef EXAMPLES_02_LAYOUT_H
+#define EXAMPLES_02_LAYOUT_H
+
+/* the bytes the server exposes, and the seed of their pattern */
+#define DATA_SIZE 8192
+#define DATA_SEED 0x02eau
+
+/* the server's accept private data is the descriptor of its region */
+
+#endif /* EXAMPLES_02_LAYOUT_H */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The connection configuration both sides of example 12scch use. */
+
+#ifndef EXAMPLES_12SCCH_CFG_H
+#define EXAMPLES_12SCCH_CFG_H
+
+#include <librpma.h>
+
+/*
+ * a configuration with a separate receive completion queue that shares one
+ * completion channel with the main queue
+ */
+int scch_cfg_new(struct rpma_conn_cfg **cfg_ptr);
+
+#endif /* EXAMPLES_12SCCH_CFG_H */

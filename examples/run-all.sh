@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Runs every example pair against a real RDMA device (Soft-RoCE is enough):
+# each server in the background, its client(s) once it listens. An example
+# passes when its server and all its clients exit 0 in time.
+#
+# usage: run-all.sh <examples-build-dir> <addr> [<base-port> [<pmem-path>]]
+#   addr       an IP address of the RDMA device (not 127.0.0.1)
+#   base-port  example i listens on base-port + i (default 7204)
+#   pmem-path  a file or device the persistent-memory examples map (05, 07,
+#              09); without it they use DRAM
+# Ends with an "N passed, N failed" line; exits 0 only if none failed.
+set -u
+
+usage() {
+	echo "usage: $0 <examples-build-dir> <addr> [<base-port> [<pmem-path>]]" >&2
+	exit 2
+}
+(($# >= 2 && $# <= 4)) || usage
+bin=$1 addr=$2 port=${3:-7204} pmem=${4:-}
+[[ -d "$bin" ]] || usage
+
+# bounds per process; the emulated test VM is 10-50x slower than hardware
+server_timeout=${RPMA_EXAMPLE_TIMEOUT:-120}
+client_timeout=$server_timeout
+listen_timeout=30
+
+passed=0 failed=0
+
+# listening RDMA-CM ids are listed by iproute2's rdma tool; without it, a
+# fixed pause has to do
+listening() { # listening PORT
+	if ! command -v rdma >/dev/null; then
+		sleep 2
+		return 0
+	fi
+	rdma res show cm_id 2>/dev/null |
+		grep -q "state LISTEN .* src-addr [^ ]*:$1 "
+}
+
+wait_listening() { # wait_listening PID PORT
+	local i
+	for ((i = 0; i < listen_timeout * 10; i++)); do
+		listening "$2" && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	echo "the server did not listen on port $2 within ${listen_timeout}s" >&2
+	return 1
+}
+
+# run_example NAME SERVER-ARGS -- CLIENT-ARGS [-- CLIENT-ARGS ...]
+# Each CLIENT-ARGS is the arguments after <addr> <port> of one client; all
+# the clients run at once.
+run_example() {
+	local name=$1 ok=true srv pid
+	shift
+	local sargs=()
+	while (($#)) && [[ $1 != -- ]]; do sargs+=("$1"); shift; done
+	echo "=== $name (port $port)"
+	timeout -k 5 "$server_timeout" "$bin/$name/server" "$addr" "$port" \
+		"${sargs[@]}" &
+	srv=$!
+	if wait_listening "$srv" "$port"; then
+		local cpids=() cargs
+		while (($#)); do
+			shift
+			cargs=()
+			while (($#)) && [[ $1 != -- ]]; do cargs+=("$1"); shift; done
+			timeout -k 5 "$client_timeout" "$bin/$name/client" \
+				"$addr" "$port" "${cargs[@]}" &
+			cpids+=($!)
+		done
+		for pid in "${cpids[@]}"; do
+			wait "$pid" || { echo "client failed: $?" >&2; ok=false; }
+		done
+	else
+		ok=false
+		kill "$srv" 2>/dev/null
+	fi
+	wait "$srv" || { echo "server failed: $?" >&2; ok=false; }
+	if $ok; then
+		echo "=== $name: passed"
+		passed=$((passed + 1))
+	else
+		echo "=== $name: FAILED"
+		failed=$((failed + 1))
+	fi
+	port=$((port + 1))
+}
+
+pmem_arg=()
+[[ -n "$pmem" ]] && pmem_arg=("$pmem")
+
+run_example 01-connection --
+run_example 02-read --
+run_example 05-flush-to-persistent "${pmem_arg[@]}" --
+run_example 08-messages-ping-pong -- 7 3
+run_example 09-flush-to-persistent-GPSPM "${pmem_arg[@]}" --
+run_example 12-receive-completion-queue -- 100 3
+run_example 12scch-receive-completion-queue -- 200 3
+run_example 10-send-with-imm -- 1234 1st_word
+run_example 10-send-with-imm -- 4321
+run_example 11-write-with-imm -- 1234
+run_example 07-atomic-write "${pmem_arg[@]}" -- 1st_word 2nd_word 3rd_word
+run_example 13-srq 3 -- 1 3 -- 5 3 -- 10 3
+
+echo "examples: $passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The peer process dies in the middle of a transfer: the survivor must
+// learn of it (an error completion or a LOST/CLOSED event) within a bound,
+// and never hang.
+
+#include <cerrno>
+#include <fcntl.h>
+#include <iostream>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.hh"
+#include "env.hh"
+#include "pair.hh"
+#include "peer_server.hh"
+#include "wait.hh"
+
+using namespace it;
+
+namespace {
+
+// the peer server child; killed and reaped however the test ends
+class Child {
+public:
+	explicit Child(const std::string &port)
+	{
+		int fds[2];
+		CPPUNIT_ASSERT(pipe2(fds, O_CLOEXEC) == 0);
+		pid_ = fork();
+		CPPUNIT_ASSERT(pid_ >= 0);
+		if (pid_ == 0) {
+			// a fresh process: verbs resources do not survive fork
+			fcntl(fds[1], F_SETFD, 0);
+			std::string fd = std::to_string(fds[1]);
+			execl(self_exe.c_str(), "peer-server", "--peer-server",
+				port.c_str(), fd.c_str(), (char *)nullptr);
+			_exit(127);
+		}
+		close(fds[1]);
+		ready_fd_ = fds[0];
+	}
+
+	~Child()
+	{
+		kill_now();
+		close(ready_fd_);
+	}
+
+	void wait_listening()
+	{
+		wait_readable(ready_fd_, Deadline(), "the peer to listen");
+		char c = 0;
+		CPPUNIT_ASSERT_MESSAGE("the peer died before listening",
+			read(ready_fd_, &c, 1) == 1);
+	}
+
+	void kill_now()
+	{
+		if (pid_ <= 0)
+			return;
+		kill(pid_, SIGKILL);
+		while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR)
+			;
+		pid_ = -1;
+	}
+
+private:
+	pid_t pid_ = -1;
+	int ready_fd_ = -1;
+};
+
+constexpr size_t CHUNK = 64 * 1024;
+constexpr int IN_FLIGHT = 4;
+constexpr int BEFORE_KILL = 8;
+// rxe retries a dead peer 7 times before it gives up
+constexpr int DETECT_MS = 60000;
+
+// keeps IN_FLIGHT signalled writes going until something reports failure
+class Writer {
+public:
+	Writer(rpma_conn *conn, rpma_mr_remote *dst, rpma_mr_local *src)
+		: conn_(conn), dst_(dst), src_(src), cq_(cq_of(conn)) {}
+
+	// posts what fits; false once posting itself fails (QP in error)
+	bool refill()
+	{
+		while (posting_ && in_flight_ < IN_FLIGHT) {
+			size_t off = (posted_++ % (PEER_REGION_SIZE / CHUNK)) *
+				CHUNK;
+			if (rpma_write(conn_, dst_, off, src_, 0, CHUNK,
+					RPMA_F_COMPLETION_ALWAYS, nullptr)) {
+				posting_ = false;
+				break;
+			}
+			in_flight_++;
+		}
+		return posting_;
+	}
+
+	// takes the completions there are; true if one of them failed
+	bool drain()
+	{
+		ibv_wc wc{};
+		int ret;
+		while ((ret = rpma_cq_get_wc(cq_, 1, &wc, nullptr)) == 0) {
+			in_flight_--;
+			if (wc.status != IBV_WC_SUCCESS) {
+				std::cout << "  noticed: a write failed with "
+					<< ibv_wc_status_str(wc.status)
+					<< std::endl;
+				return true;
+			}
+			done_++;
+		}
+		RPMA_EXPECT(RPMA_E_NO_COMPLETION, ret);
+		return false;
+	}
+
+	rpma_cq *cq() const { return cq_; }
+	int done() const { return done_; }
+
+private:
+	rpma_conn *conn_;
+	rpma_mr_remote *dst_;
+	rpma_mr_local *src_;
+	rpma_cq *cq_;
+	int in_flight_ = 0, done_ = 0;
+	size_t posted_ = 0;
+	bool posting_ = true;
+};
+
+} // namespace
+
+class FaultTest : public CppUnit::TestFixture {
+	CPPUNIT_TEST_SUITE(FaultTest);
+	CPPUNIT_TEST(peer_killed_mid_transfer);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void peer_killed_mid_transfer()
+	{
+		std::string port = next_port();
+		Child child(port);
+		child.wait_listening();
+
+		Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
+		rpma_conn_req *req = nullptr;
+		RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(), port.c_str(),
+			nullptr, &req));
+		rpma_conn *raw = nullptr;
+		RPMA_OK(rpma_conn_req_connect(&req, nullptr, &raw));
+		Conn conn(raw);
+		expect_event(conn.get(), RPMA_CONN_ESTABLISHED);
+		rpma_conn_private_data pd{};
+		RPMA_OK(rpma_conn_get_private_data(conn.get(), &pd));
+		rpma_mr_remote *dst_raw = nullptr;
+		RPMA_OK(rpma_mr_remote_from_descriptor(pd.ptr, pd.len,
+			&dst_raw));
+		MrRemote dst(dst_raw);
+		std::vector<unsigned char> mem(CHUNK, 0x5a);
+		MrLocal src = reg(peer.get(), mem.data(), CHUNK,
+			RPMA_MR_USAGE_WRITE_SRC);
+
+		Writer w(conn.get(), dst.get(), src.get());
+		int cq_fd = -1, event_fd = -1;
+		RPMA_OK(rpma_cq_get_fd(w.cq(), &cq_fd));
+		RPMA_OK(rpma_conn_get_event_fd(conn.get(), &event_fd));
+
+		Deadline deadline(DETECT_MS);
+		bool killed = false, noticed = false;
+		while (!noticed) {
+			if (!killed && w.done() >= BEFORE_KILL) {
+				child.kill_now();
+				killed = true;
+			}
+			w.refill();
+			if (w.drain()) {
+				CPPUNIT_ASSERT_MESSAGE("a write failed while the "
+					"peer was alive", killed);
+				noticed = true;
+				break;
+			}
+			auto ready = poll_fds({cq_fd, event_fd}, deadline);
+			CPPUNIT_ASSERT_MESSAGE("the peer's death went unnoticed",
+				!ready.empty());
+			for (size_t i : ready) {
+				if (i == 0) {
+					RPMA_OK(rpma_cq_wait(w.cq()));
+					continue;
+				}
+				rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+				RPMA_OK(rpma_conn_next_event(conn.get(), &ev));
+				CPPUNIT_ASSERT_MESSAGE(
+					rpma_utils_conn_event_2str(ev),
+					ev == RPMA_CONN_LOST ||
+					ev == RPMA_CONN_CLOSED);
+				CPPUNIT_ASSERT_MESSAGE("the connection ended "
+					"while the peer was alive", killed);
+				std::cout << "  noticed: "
+					<< rpma_utils_conn_event_2str(ev)
+					<< std::endl;
+				noticed = true;
+			}
+		}
+		CPPUNIT_ASSERT(killed && w.done() >= BEFORE_KILL);
+	}
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(FaultTest);

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// rpma_conn_cfg_*: defaults, getters and setters.
+#include <climits>
+
+#include "fixture.hh"
+
+namespace unit {
+
+namespace {
+
+struct SizeField {
+	const char *name;
+	int (*set)(rpma_conn_cfg *, uint32_t);
+	int (*get)(const rpma_conn_cfg *, uint32_t *);
+	uint32_t default_value;
+};
+
+const SizeField size_fields[] = {
+	{"cq_size", rpma_conn_cfg_set_cq_size, rpma_conn_cfg_get_cq_size, 10},
+	{"rcq_size", rpma_conn_cfg_set_rcq_size, rpma_conn_cfg_get_rcq_size, 0},
+	{"sq_size", rpma_conn_cfg_set_sq_size, rpma_conn_cfg_get_sq_size, 10},
+	{"rq_size", rpma_conn_cfg_set_rq_size, rpma_conn_cfg_get_rq_size, 10},
+};
+
+} // namespace
+
+class ConnCfgTest : public Fixture {
+	CPPUNIT_TEST_SUITE(ConnCfgTest);
+	CPPUNIT_TEST(new_rejects_null);
+	CPPUNIT_TEST(new_has_defaults);
+	CPPUNIT_TEST(delete_rules);
+	CPPUNIT_TEST(sizes_round_trip);
+	CPPUNIT_TEST(sizes_reject_null);
+	CPPUNIT_TEST(timeout_round_trip);
+	CPPUNIT_TEST(timeout_rejects_negative_and_null);
+	CPPUNIT_TEST(compl_channel_round_trip);
+	CPPUNIT_TEST(compl_channel_rejects_null);
+	CPPUNIT_TEST(srq_round_trip);
+	CPPUNIT_TEST(srq_rejects_null);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void new_rejects_null() { CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_new(nullptr)); }
+
+	void new_has_defaults()
+	{
+		make_conn_cfg();
+		int timeout = -1;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_get_timeout(conn_cfg, &timeout));
+		CPPUNIT_ASSERT_EQUAL(RPMA_DEFAULT_TIMEOUT_MS, timeout);
+		CPPUNIT_ASSERT_EQUAL(1000, timeout);
+		for (const SizeField &field : size_fields) {
+			uint32_t value = 12345;
+			CPPUNIT_ASSERT_EQUAL(0, field.get(conn_cfg, &value));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(field.name, field.default_value, value);
+		}
+		bool shared = true;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_get_compl_channel(conn_cfg, &shared));
+		CPPUNIT_ASSERT(!shared);
+		rpma_srq *srq_out = reinterpret_cast<rpma_srq *>(0x1234);
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_get_srq(conn_cfg, &srq_out));
+		CPPUNIT_ASSERT(!srq_out);
+	}
+
+	void delete_rules()
+	{
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_delete(nullptr));
+		rpma_conn_cfg *none = nullptr;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_delete(&none));
+		make_conn_cfg();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_delete(&conn_cfg));
+		CPPUNIT_ASSERT(!conn_cfg);
+	}
+
+	void sizes_round_trip()
+	{
+		make_conn_cfg();
+		for (const SizeField &field : size_fields) {
+			for (uint32_t value : {0u, 1u, 77u, uint32_t{INT_MAX} + 1, UINT32_MAX}) {
+				CPPUNIT_ASSERT_EQUAL(0, field.set(conn_cfg, value));
+				uint32_t got = value + 1;
+				CPPUNIT_ASSERT_EQUAL(0, field.get(conn_cfg, &got));
+				CPPUNIT_ASSERT_EQUAL_MESSAGE(field.name, value, got);
+			}
+		}
+	}
+
+	void sizes_reject_null()
+	{
+		make_conn_cfg();
+		for (const SizeField &field : size_fields) {
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, field.set(nullptr, 5));
+			uint32_t value = 99;
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, field.get(nullptr, &value));
+			CPPUNIT_ASSERT_EQUAL(uint32_t{99}, value);
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, field.get(conn_cfg, nullptr));
+		}
+	}
+
+	void timeout_round_trip()
+	{
+		make_conn_cfg();
+		for (int value : {0, 1, 5000, INT_MAX}) {
+			CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_set_timeout(conn_cfg, value));
+			int got = -1;
+			CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_get_timeout(conn_cfg, &got));
+			CPPUNIT_ASSERT_EQUAL(value, got);
+		}
+	}
+
+	void timeout_rejects_negative_and_null()
+	{
+		make_conn_cfg();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_set_timeout(conn_cfg, 300));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_set_timeout(conn_cfg, -1));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_set_timeout(nullptr, 5));
+		int got = -1;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_get_timeout(conn_cfg, &got));
+		CPPUNIT_ASSERT_EQUAL(300, got);
+		got = 42;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_get_timeout(nullptr, &got));
+		CPPUNIT_ASSERT_EQUAL(42, got);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_get_timeout(conn_cfg, nullptr));
+	}
+
+	void compl_channel_round_trip()
+	{
+		make_conn_cfg();
+		for (bool value : {true, false}) {
+			CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_set_compl_channel(conn_cfg, value));
+			bool got = !value;
+			CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_get_compl_channel(conn_cfg, &got));
+			CPPUNIT_ASSERT_EQUAL(value, got);
+		}
+	}
+
+	void compl_channel_rejects_null()
+	{
+		make_conn_cfg();
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_set_compl_channel(nullptr, true));
+		bool got = true;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_get_compl_channel(nullptr, &got));
+		CPPUNIT_ASSERT(got);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_get_compl_channel(conn_cfg, nullptr));
+	}
+
+	void srq_round_trip()
+	{
+		make_conn_cfg();
+		make_srq();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_set_srq(conn_cfg, srq));
+		rpma_srq *got = nullptr;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_get_srq(conn_cfg, &got));
+		CPPUNIT_ASSERT(got == srq);
+	}
+
+	void srq_rejects_null()
+	{
+		make_conn_cfg();
+		make_srq();
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_set_srq(nullptr, srq));
+		// an SRQ cannot be detached again (upstream's code)
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_set_srq(conn_cfg, srq));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_set_srq(conn_cfg, nullptr));
+		rpma_srq *got = nullptr;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_get_srq(conn_cfg, &got));
+		CPPUNIT_ASSERT(got == srq);
+		rpma_srq *untouched = reinterpret_cast<rpma_srq *>(0x1234);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_get_srq(nullptr, &untouched));
+		CPPUNIT_ASSERT(untouched == reinterpret_cast<rpma_srq *>(0x1234));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_get_srq(conn_cfg, nullptr));
+	}
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(ConnCfgTest);
+
+} // namespace unit

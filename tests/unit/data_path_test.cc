@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The data path: the exact work request each call hands to the device.
+#include <arpa/inet.h>
+
+#include <cstring>
+#include <optional>
+
+#include "c_callers.h"
+#include "config.h"
+#include "fixture.hh"
+
+namespace unit {
+
+namespace {
+
+constexpr uint64_t raddr = 0x7f0000100000;
+constexpr uint32_t rkey = 0x4321;
+constexpr int flush_usages = RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
+
+// What a send work request must look like.
+struct Expected {
+	ibv_wr_opcode opcode;
+	unsigned send_flags;
+	const void *op_context;
+	std::optional<fake::Sge> sge; // none: a 0-byte request without SGE
+	uint64_t remote_addr = 0;
+	uint32_t rkey = 0;
+	uint32_t imm_data = 0; // network byte order
+};
+
+void check(const Expected &expected, const fake::SendWr &wr)
+{
+	CPPUNIT_ASSERT_EQUAL(expected.opcode, wr.opcode);
+	CPPUNIT_ASSERT_EQUAL(expected.send_flags, wr.send_flags);
+	CPPUNIT_ASSERT_EQUAL(uint64_t(reinterpret_cast<uintptr_t>(expected.op_context)), wr.wr_id);
+	CPPUNIT_ASSERT_EQUAL(size_t{1}, wr.chain_length);
+	if (expected.sge) {
+		CPPUNIT_ASSERT_EQUAL(size_t{1}, wr.sges.size());
+		CPPUNIT_ASSERT_EQUAL(expected.sge->addr, wr.sges[0].addr);
+		CPPUNIT_ASSERT_EQUAL(expected.sge->length, wr.sges[0].length);
+		CPPUNIT_ASSERT_EQUAL(expected.sge->lkey, wr.sges[0].lkey);
+	} else {
+		CPPUNIT_ASSERT(wr.sges.empty());
+	}
+	CPPUNIT_ASSERT_EQUAL(expected.remote_addr, wr.remote_addr);
+	CPPUNIT_ASSERT_EQUAL(expected.rkey, wr.rkey);
+	CPPUNIT_ASSERT_EQUAL(expected.imm_data, wr.imm_data);
+}
+
+} // namespace
+
+class DataPathTest : public Fixture {
+	CPPUNIT_TEST_SUITE(DataPathTest);
+	CPPUNIT_TEST(read_rejects_bad_arguments);
+	CPPUNIT_TEST(read_posts_rdma_read);
+	CPPUNIT_TEST(read_zero_bytes);
+	CPPUNIT_TEST(write_rejects_bad_arguments);
+	CPPUNIT_TEST(write_posts_rdma_write);
+	CPPUNIT_TEST(write_zero_bytes);
+	CPPUNIT_TEST(write_with_imm_rejects_bad_arguments);
+	CPPUNIT_TEST(write_with_imm_sends_network_order);
+	CPPUNIT_TEST(write_with_imm_zero_bytes);
+	CPPUNIT_TEST(signaled_only_with_completion_always);
+	CPPUNIT_TEST(post_failure_is_provider_error);
+	CPPUNIT_TEST(atomic_write_rejects_bad_arguments);
+	CPPUNIT_TEST(atomic_write_emulated_inline_fenced);
+#if HAVE_DECL_IBV_WR_ATOMIC_WRITE
+	CPPUNIT_TEST(atomic_write_native_when_device_can);
+	CPPUNIT_TEST(atomic_write_native_failure);
+#endif
+	CPPUNIT_TEST(write_atomic_rejects_bad_arguments);
+	CPPUNIT_TEST(write_atomic_posts_fenced_write);
+	CPPUNIT_TEST(flush_rejects_bad_arguments);
+	CPPUNIT_TEST(flush_persistent_needs_direct_write);
+	CPPUNIT_TEST(flush_needs_region_usage);
+	CPPUNIT_TEST(flush_checks_inval_before_nosupp);
+	CPPUNIT_TEST(flush_is_8_byte_read_into_private_buffer);
+	CPPUNIT_TEST(flush_persistent_with_direct_write);
+	CPPUNIT_TEST(flush_post_failure);
+	CPPUNIT_TEST(send_rejects_bad_arguments);
+	CPPUNIT_TEST(send_posts_send);
+	CPPUNIT_TEST(send_zero_bytes);
+	CPPUNIT_TEST(send_with_imm_sends_network_order);
+	CPPUNIT_TEST(recv_rejects_bad_arguments);
+	CPPUNIT_TEST(recv_posts_receive);
+	CPPUNIT_TEST(recv_zero_bytes);
+	CPPUNIT_TEST(recv_failure_is_provider_error);
+	CPPUNIT_TEST(recv_on_srq_qp_is_provider_error);
+	CPPUNIT_TEST_SUITE_END();
+
+	char buffer[256] = {};
+	rpma_mr_local *local = nullptr;
+	rpma_mr_remote *remote = nullptr;
+	int context = 0;
+	const void *const ctx = &context;
+
+	// A connection, a local region over `buffer` and a remote one.
+	void connect(int remote_usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC | flush_usages)
+	{
+		make_conn(conn_cfg);
+		local = register_mr(buffer, sizeof(buffer), 0xff);
+		remote = remote_mr(raddr, 4096, rkey, remote_usage);
+	}
+
+	uint32_t lkey() { return registration_of(local).mr->lkey; }
+
+	fake::Sge local_sge(size_t offset, uint32_t length)
+	{
+		return {reinterpret_cast<uintptr_t>(buffer) + offset, length, lkey()};
+	}
+
+	const fake::SendWr &only_send()
+	{
+		CPPUNIT_ASSERT_EQUAL(size_t{1}, fake::sends().size());
+		CPPUNIT_ASSERT(fake::sends()[0].qp == last_qp());
+		return fake::sends()[0];
+	}
+
+	void apply_direct_write(bool supported)
+	{
+		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_new(&peer_cfg));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_set_direct_write_to_pmem(peer_cfg, supported));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_apply_remote_peer_cfg(conn, peer_cfg));
+	}
+
+	// The 8-byte buffer the connection registered for flushes.
+	const fake::MrReg &flush_buffer()
+	{
+		const fake::MrReg *found = nullptr;
+		for (const fake::MrReg &reg : fake::registrations())
+			if (reg.mr && reg.length == 8 && reg.addr != buffer)
+				found = &reg;
+		CPPUNIT_ASSERT_MESSAGE("no 8-byte registration for flushes", found);
+		return *found;
+	}
+
+	// The checks shared by read, write and write_with_imm.
+	template <typename Op> void rejects_like_read_write(Op op)
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(nullptr, local, 0, remote, 0, 8, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, local, 0, remote, 0, 8, 0));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, nullptr, 0, remote, 0, 8, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, local, 0, nullptr, 0, 8, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, nullptr, 0, nullptr, 0, 8, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, nullptr, 1, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, nullptr, 0, nullptr, 1, 0, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT(fake::sends().empty());
+	}
+
+	// Argument order: (conn, local mr, local offset, remote mr, remote offset, len, flags).
+	static auto read_op()
+	{
+		return [](rpma_conn *c, rpma_mr_local *l, size_t loff, rpma_mr_remote *r, size_t roff,
+			  size_t len, int flags) { return rpma_read(c, l, loff, r, roff, len, flags, nullptr); };
+	}
+	static auto write_op()
+	{
+		return [](rpma_conn *c, rpma_mr_local *l, size_t loff, rpma_mr_remote *r, size_t roff,
+			  size_t len, int flags) { return rpma_write(c, r, roff, l, loff, len, flags, nullptr); };
+	}
+	static auto write_imm_op()
+	{
+		return [](rpma_conn *c, rpma_mr_local *l, size_t loff, rpma_mr_remote *r, size_t roff,
+			  size_t len, int flags) {
+			return rpma_write_with_imm(c, r, roff, l, loff, len, flags, 5, nullptr);
+		};
+	}
+
+public:
+	void read_rejects_bad_arguments() { rejects_like_read_write(read_op()); }
+	void write_rejects_bad_arguments() { rejects_like_read_write(write_op()); }
+	void write_with_imm_rejects_bad_arguments() { rejects_like_read_write(write_imm_op()); }
+
+	void read_posts_rdma_read()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_read(conn, local, 16, remote, 100, 64, RPMA_F_COMPLETION_ALWAYS, ctx));
+		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx, local_sge(16, 64), raddr + 100, rkey},
+		      only_send());
+	}
+
+	void read_zero_bytes()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_read(conn, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS, ctx));
+		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx, std::nullopt}, only_send());
+	}
+
+	void write_posts_rdma_write()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, 8, local, 32, 100, RPMA_F_COMPLETION_ALWAYS, ctx));
+		check({IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED, ctx, local_sge(32, 100), raddr + 8, rkey},
+		      only_send());
+	}
+
+	void write_zero_bytes()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ON_ERROR, ctx));
+		check({IBV_WR_RDMA_WRITE, 0, ctx, std::nullopt}, only_send());
+	}
+
+	void write_with_imm_sends_network_order()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write_with_imm(conn, remote, 0, local, 0, 8,
+							    RPMA_F_COMPLETION_ALWAYS, 0x12345678, ctx));
+		check({IBV_WR_RDMA_WRITE_WITH_IMM, IBV_SEND_SIGNALED, ctx, local_sge(0, 8), raddr, rkey,
+		       htonl(0x12345678)},
+		      only_send());
+	}
+
+	void write_with_imm_zero_bytes()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write_with_imm(conn, nullptr, 0, nullptr, 0, 0,
+							    RPMA_F_COMPLETION_ALWAYS, 7, ctx));
+		check({IBV_WR_RDMA_WRITE_WITH_IMM, IBV_SEND_SIGNALED, ctx, std::nullopt, 0, 0, htonl(7)},
+		      only_send());
+	}
+
+	void signaled_only_with_completion_always()
+	{
+		connect();
+		const struct {
+			int flags;
+			unsigned send_flags;
+		} cases[] = {
+			{RPMA_F_COMPLETION_ON_ERROR, 0},
+			{RPMA_F_COMPLETION_ALWAYS, IBV_SEND_SIGNALED},
+			{2, IBV_SEND_SIGNALED},
+			{4, 0},
+		};
+		for (const auto &c : cases) {
+			CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, 0, local, 0, 8, c.flags, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE("flags " + std::to_string(c.flags), c.send_flags,
+						     fake::sends().back().send_flags);
+		}
+	}
+
+	void post_failure_is_provider_error()
+	{
+		connect();
+		fake::fail(fake::Call::ibv_post_send, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
+				     rpma_read(conn, local, 0, remote, 0, 8, RPMA_F_COMPLETION_ALWAYS, ctx));
+		fake::fail(fake::Call::ibv_post_send, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
+				     rpma_write(conn, remote, 0, local, 0, 8, RPMA_F_COMPLETION_ALWAYS, ctx));
+		fake::fail(fake::Call::ibv_post_send, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_write_with_imm(conn, remote, 0, local, 0, 8,
+									  RPMA_F_COMPLETION_ALWAYS, 1, ctx));
+		fake::fail(fake::Call::ibv_post_send, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_send(conn, local, 0, 8, RPMA_F_COMPLETION_ALWAYS, ctx));
+		fake::fail(fake::Call::ibv_post_send, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
+				     rpma_send_with_imm(conn, local, 0, 8, RPMA_F_COMPLETION_ALWAYS, 1, ctx));
+		const char word[8] = {};
+		fake::fail(fake::Call::ibv_post_send, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
+				     rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT(fake::sends().empty());
+	}
+
+	void atomic_write_rejects_bad_arguments()
+	{
+		connect();
+		const char word[8] = {};
+		const int always = RPMA_F_COMPLETION_ALWAYS;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(nullptr, remote, 0, word, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, nullptr, 0, word, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, remote, 0, nullptr, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, remote, 0, word, 0, ctx));
+		for (size_t offset : {1, 4, 7, 12})
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, remote, offset, word, always, ctx));
+		CPPUNIT_ASSERT(fake::sends().empty());
+	}
+
+	void atomic_write_emulated_inline_fenced()
+	{
+		connect();
+		char word[8] = {'a', 't', 'o', 'm', 'i', 'c', '!', '\0'};
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 64, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+		const fake::SendWr &wr = only_send();
+		CPPUNIT_ASSERT(!wr.extended);
+		check({IBV_WR_RDMA_WRITE, IBV_SEND_INLINE | IBV_SEND_FENCE | IBV_SEND_SIGNALED, ctx,
+		       fake::Sge{reinterpret_cast<uintptr_t>(word), 8, 0}, raddr + 64, rkey},
+		      wr);
+		CPPUNIT_ASSERT(std::vector<uint8_t>(word, word + 8) == wr.data);
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ON_ERROR, ctx));
+		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_SEND_INLINE | IBV_SEND_FENCE}, fake::sends().back().send_flags);
+	}
+
+	void connect_with_native_atomic_write()
+	{
+		fake::device_attr().device_cap_flags_ex |= fake::device_cap_atomic_write;
+		connect();
+		const ibv_qp_init_attr_ex &attr = fake::qps().back().attr;
+		CPPUNIT_ASSERT(attr.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+		CPPUNIT_ASSERT(attr.send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE);
+	}
+
+	void atomic_write_native_when_device_can()
+	{
+		connect_with_native_atomic_write();
+		char word[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 8, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+		const fake::SendWr &wr = only_send();
+		CPPUNIT_ASSERT(wr.extended);
+		// native: no fence, no SGE, the 8 bytes travel in the request
+		check({IBV_WR_ATOMIC_WRITE, IBV_SEND_SIGNALED, ctx, std::nullopt, raddr + 8, rkey}, wr);
+		CPPUNIT_ASSERT(std::vector<uint8_t>(word, word + 8) == wr.data);
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ON_ERROR, ctx));
+		CPPUNIT_ASSERT_EQUAL(0u, fake::sends().back().send_flags);
+		CPPUNIT_ASSERT(!LogCapture::contains(RPMA_LOG_LEVEL_INFO, "tomic write is not supported"));
+	}
+
+	void atomic_write_native_failure()
+	{
+		connect_with_native_atomic_write();
+		const char word[8] = {};
+		fake::fail(fake::Call::ibv_wr_complete, EIO);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
+				     rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT(fake::sends().empty());
+	}
+
+	void write_atomic_rejects_bad_arguments()
+	{
+		connect();
+		const int always = RPMA_F_COMPLETION_ALWAYS;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(nullptr, remote, 0, local, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, nullptr, 0, local, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 0, nullptr, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 4, local, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 0, local, 0, 0, ctx));
+		CPPUNIT_ASSERT(fake::sends().empty());
+	}
+
+	void write_atomic_posts_fenced_write()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write_atomic(conn, remote, 16, local, 40, RPMA_F_COMPLETION_ALWAYS, ctx));
+		check({IBV_WR_RDMA_WRITE, IBV_SEND_FENCE | IBV_SEND_SIGNALED, ctx, local_sge(40, 8), raddr + 16,
+		       rkey},
+		      only_send());
+	}
+
+	void flush_rejects_bad_arguments()
+	{
+		connect();
+		const int always = RPMA_F_COMPLETION_ALWAYS;
+		const auto visibility = RPMA_FLUSH_TYPE_VISIBILITY;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(nullptr, remote, 0, 8, visibility, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, nullptr, 0, 8, visibility, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, 0, 8, visibility, 0, ctx));
+		// our deviation: an unknown type is refused
+		for (int type : {2, -1, 100})
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, c_flush(conn, remote, 0, 8, type, always, ctx));
+		CPPUNIT_ASSERT(fake::sends().empty());
+	}
+
+	void flush_persistent_needs_direct_write()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
+							       RPMA_F_COMPLETION_ALWAYS, ctx));
+		apply_direct_write(false);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
+							       RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT(fake::sends().empty());
+	}
+
+	void flush_needs_region_usage()
+	{
+		connect(RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+		apply_direct_write(true);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
+							       RPMA_F_COMPLETION_ALWAYS, ctx));
+		rpma_mr_remote *persistent_only = remote_mr(raddr, 4096, rkey, RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_flush(conn, persistent_only, 0, 8,
+							       RPMA_FLUSH_TYPE_VISIBILITY,
+							       RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT(fake::sends().empty());
+	}
+
+	void flush_checks_inval_before_nosupp()
+	{
+		connect(RPMA_MR_USAGE_WRITE_DST);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT, 0, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY, 0, ctx));
+	}
+
+	void flush_is_8_byte_read_into_private_buffer()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 200, 1000, RPMA_FLUSH_TYPE_VISIBILITY,
+						   RPMA_F_COMPLETION_ALWAYS, ctx));
+		const fake::MrReg &sink = flush_buffer();
+		CPPUNIT_ASSERT(sink.access & IBV_ACCESS_LOCAL_WRITE);
+		// len is ignored: always 8 bytes at raddr + offset
+		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx,
+		       fake::Sge{reinterpret_cast<uintptr_t>(sink.addr), 8, sink.mr->lkey}, raddr + 200, rkey},
+		      only_send());
+		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
+						   RPMA_F_COMPLETION_ON_ERROR, ctx));
+		CPPUNIT_ASSERT_EQUAL(0u, fake::sends().back().send_flags);
+	}
+
+	void flush_persistent_with_direct_write()
+	{
+		connect();
+		apply_direct_write(true);
+		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 24, 8, RPMA_FLUSH_TYPE_PERSISTENT,
+						   RPMA_F_COMPLETION_ALWAYS, ctx));
+		const fake::MrReg &sink = flush_buffer();
+		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx,
+		       fake::Sge{reinterpret_cast<uintptr_t>(sink.addr), 8, sink.mr->lkey}, raddr + 24, rkey},
+		      only_send());
+	}
+
+	void flush_post_failure()
+	{
+		connect();
+		fake::fail(fake::Call::ibv_post_send, EIO);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
+								 RPMA_F_COMPLETION_ALWAYS, ctx));
+	}
+
+	void send_rejects_bad_arguments()
+	{
+		connect();
+		const int always = RPMA_F_COMPLETION_ALWAYS;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send(nullptr, local, 0, 8, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send(conn, local, 0, 8, 0, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send(conn, nullptr, 0, 8, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send(conn, nullptr, 8, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(nullptr, local, 0, 8, always, 1, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(conn, local, 0, 8, 0, 1, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(conn, nullptr, 0, 8, always, 1, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(conn, nullptr, 8, 0, always, 1, ctx));
+		CPPUNIT_ASSERT(fake::sends().empty());
+	}
+
+	void send_posts_send()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_send(conn, local, 4, 27, RPMA_F_COMPLETION_ALWAYS, ctx));
+		check({IBV_WR_SEND, IBV_SEND_SIGNALED, ctx, local_sge(4, 27)}, only_send());
+	}
+
+	void send_zero_bytes()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_send(conn, nullptr, 0, 0, RPMA_F_COMPLETION_ON_ERROR, ctx));
+		check({IBV_WR_SEND, 0, ctx, std::nullopt}, only_send());
+	}
+
+	void send_with_imm_sends_network_order()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_send_with_imm(conn, local, 0, 9, RPMA_F_COMPLETION_ALWAYS, 1234, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_send_with_imm(conn, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS,
+							   0xa1b2c3d4, ctx));
+		CPPUNIT_ASSERT_EQUAL(size_t{2}, fake::sends().size());
+		check({IBV_WR_SEND_WITH_IMM, IBV_SEND_SIGNALED, ctx, local_sge(0, 9), 0, 0, htonl(1234)},
+		      fake::sends()[0]);
+		check({IBV_WR_SEND_WITH_IMM, IBV_SEND_SIGNALED, ctx, std::nullopt, 0, 0, htonl(0xa1b2c3d4)},
+		      fake::sends()[1]);
+	}
+
+	void recv_rejects_bad_arguments()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_recv(nullptr, local, 0, 8, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_recv(conn, nullptr, 0, 8, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_recv(conn, nullptr, 8, 0, ctx));
+		CPPUNIT_ASSERT(fake::recvs().empty());
+	}
+
+	void recv_posts_receive()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_recv(conn, local, 128, 64, ctx));
+		CPPUNIT_ASSERT_EQUAL(size_t{1}, fake::recvs().size());
+		const fake::RecvWr &wr = fake::recvs()[0];
+		CPPUNIT_ASSERT(wr.qp == last_qp());
+		CPPUNIT_ASSERT(!wr.srq);
+		CPPUNIT_ASSERT_EQUAL(uint64_t(reinterpret_cast<uintptr_t>(ctx)), wr.wr_id);
+		CPPUNIT_ASSERT_EQUAL(size_t{1}, wr.chain_length);
+		CPPUNIT_ASSERT_EQUAL(size_t{1}, wr.sges.size());
+		const fake::Sge expected = local_sge(128, 64);
+		CPPUNIT_ASSERT_EQUAL(expected.addr, wr.sges[0].addr);
+		CPPUNIT_ASSERT_EQUAL(expected.length, wr.sges[0].length);
+		CPPUNIT_ASSERT_EQUAL(expected.lkey, wr.sges[0].lkey);
+	}
+
+	void recv_zero_bytes()
+	{
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_recv(conn, nullptr, 0, 0, ctx));
+		CPPUNIT_ASSERT_EQUAL(size_t{1}, fake::recvs().size());
+		CPPUNIT_ASSERT(fake::recvs()[0].sges.empty());
+	}
+
+	void recv_failure_is_provider_error()
+	{
+		connect();
+		fake::fail(fake::Call::ibv_post_recv, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_recv(conn, local, 0, 8, ctx));
+	}
+
+	void recv_on_srq_qp_is_provider_error()
+	{
+		make_srq();
+		make_conn_cfg();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_set_srq(conn_cfg, srq));
+		connect();
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_recv(conn, local, 0, 8, ctx));
+		CPPUNIT_ASSERT(fake::recvs().empty());
+	}
+};
+
+CPPUNIT_TEST_SUITE_REGISTRATION(DataPathTest);
+
+} // namespace unit
