@@ -28,8 +28,10 @@ Ep::Ep(Peer &peer, const char *addr, const char *port) : peer_(peer)
 	RPMA_LOG_NOTICE("Waiting for incoming connection on %s:%s", addr, port);
 }
 
-int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req)
+int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
+		      bool &dropped)
 {
+	dropped = false;
 	CmEvent event;
 	if (int ret = next_cm_event(events_.get(), event))
 		return ret;
@@ -53,8 +55,10 @@ int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req)
 	// Acknowledged before the request is made: the new id can be neither
 	// migrated nor destroyed while its event is outstanding.
 	if (int err = event.ack()) {
-		// destroying it would wait for the acknowledgement forever
+		// as upstream: the request is dropped (rejected), and not leaked
 		rdma_reject(id, nullptr, 0);
+		rdma_destroy_id(id);
+		dropped = true;
 		return provider_error("rdma_ack_cm_event()", err);
 	}
 	req = ConnReq::incoming(peer_, CmIdOwner(id), std::move(private_data), cfg);

@@ -20,9 +20,11 @@ public:
 	int fd() const noexcept { return events_->fd; }
 
 	// Takes the next CM event, which must be a connection request, and makes
-	// it an rpma request with queues shaped by cfg. Returns 0 and sets *req,
-	// or an RPMA_E_* code.
-	int next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req);
+	// it an rpma request with queues shaped by cfg. Returns 0 and sets req,
+	// or an RPMA_E_* code; `dropped` tells that a request arrived but was
+	// dropped (the caller's handle is then cleared, as upstream does).
+	int next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
+			  bool &dropped);
 
 	// Stops listening; 0 or the provider's errno.
 	int release() noexcept;

@@ -35,8 +35,12 @@ RPMA_EXPORT int rpma_ep_next_conn_req(rpma_ep *ep, const rpma_conn_cfg *cfg,
 		return RPMA_E_INVAL;
 	return guarded([&] {
 		std::unique_ptr<ConnReq> req;
-		if (int ret = impl(ep)->next_conn_req(values, req))
+		bool dropped = false;
+		if (int ret = impl(ep)->next_conn_req(values, req, dropped)) {
+			if (dropped)
+				*req_ptr = nullptr;
 			return ret;
+		}
 		*req_ptr = handle<rpma_conn_req>(req.release());
 		return 0;
 	});

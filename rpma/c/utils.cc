@@ -12,7 +12,8 @@ RPMA_EXPORT int rpma_utils_get_ibv_context(const char *addr, rpma_util_ibv_conte
 		return RPMA_E_INVAL;
 	if (type != RPMA_UTIL_IBV_CONTEXT_LOCAL && type != RPMA_UTIL_IBV_CONTEXT_REMOTE)
 		return RPMA_E_INVAL;
-	return guarded([&] {
+	ibv_context *context = nullptr;
+	int ret = guarded([&] {
 		const bool local = type == RPMA_UTIL_IBV_CONTEXT_LOCAL;
 		const AddrInfoOwner info = resolve_address(
 			addr, nullptr, local ? AddressRole::passive : AddressRole::active);
@@ -27,15 +28,19 @@ RPMA_EXPORT int rpma_utils_get_ibv_context(const char *addr, rpma_util_ibv_conte
 					     RPMA_DEFAULT_TIMEOUT_MS)) {
 			throw_provider("rdma_resolve_addr()", errno_or(EIO));
 		}
-		// A wildcard address binds to no device at all.
-		if (!id->verbs) {
-			RPMA_LOG_ERROR("no RDMA device serves the address %s", addr);
-			return RPMA_E_PROVIDER;
-		}
 		// the context belongs to librdmacm and outlives the id
-		*ibv_ctx_ptr = id->verbs;
+		context = id->verbs;
 		return 0;
 	});
+	if (ret)
+		return ret;
+	// A wildcard address binds to no device at all.
+	if (!context) {
+		RPMA_LOG_ERROR("no RDMA device serves the address %s", addr);
+		return RPMA_E_PROVIDER;
+	}
+	*ibv_ctx_ptr = context;
+	return 0;
 }
 
 RPMA_EXPORT int rpma_utils_ibv_context_is_odp_capable(ibv_context *ibv_ctx, int *is_odp_capable)

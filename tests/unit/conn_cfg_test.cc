@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "fixture.hh"
+#include "out_of_memory.hh"
 
 namespace unit {
 
@@ -28,6 +29,7 @@ class ConnCfgTest : public Fixture {
 	CPPUNIT_TEST_SUITE(ConnCfgTest);
 	CPPUNIT_TEST(new_rejects_null);
 	CPPUNIT_TEST(new_has_defaults);
+	CPPUNIT_TEST(new_out_of_memory_leaves_pointer);
 	CPPUNIT_TEST(delete_rules);
 	CPPUNIT_TEST(sizes_round_trip);
 	CPPUNIT_TEST(sizes_reject_null);
@@ -60,6 +62,15 @@ public:
 		rpma_srq *srq_out = reinterpret_cast<rpma_srq *>(0x1234);
 		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_get_srq(conn_cfg, &srq_out));
 		CPPUNIT_ASSERT(!srq_out);
+	}
+
+	void new_out_of_memory_leaves_pointer()
+	{
+		// our deviation: upstream stores malloc's NULL
+		auto *const sentinel = reinterpret_cast<rpma_conn_cfg *>(0x1234);
+		rpma_conn_cfg *out = sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] { return rpma_conn_cfg_new(&out); }));
+		CPPUNIT_ASSERT(out == sentinel);
 	}
 
 	void delete_rules()

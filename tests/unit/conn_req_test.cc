@@ -21,6 +21,7 @@ class ConnReqTest : public Fixture {
 	CPPUNIT_TEST(new_with_shared_channel);
 	CPPUNIT_TEST(new_with_shared_channel_and_rcq);
 	CPPUNIT_TEST(new_with_srq_without_rcq);
+	CPPUNIT_TEST(new_with_srq_without_rcq_uses_own_rcq);
 	CPPUNIT_TEST(new_with_srq_rcq_uses_it);
 	CPPUNIT_TEST(new_rejects_shared_channel_with_srq_rcq);
 	CPPUNIT_TEST(new_failures_release_everything);
@@ -226,6 +227,17 @@ public:
 		const ibv_qp_init_attr_ex &attr = the_qp().attr;
 		CPPUNIT_ASSERT(attr.srq == fake::srqs()[0].srq);
 		CPPUNIT_ASSERT(attr.recv_cq == attr.send_cq);
+	}
+
+	void new_with_srq_without_rcq_uses_own_rcq()
+	{
+		cfg_with(false, 5);
+		attach_srq(0);
+		make_outgoing_req(conn_cfg);
+		const ibv_qp_init_attr_ex &attr = the_qp().attr;
+		CPPUNIT_ASSERT(attr.srq == fake::srqs()[0].srq);
+		CPPUNIT_ASSERT(attr.recv_cq != attr.send_cq);
+		CPPUNIT_ASSERT_EQUAL(5, attr.recv_cq->cqe);
 	}
 
 	void new_with_srq_rcq_uses_it()

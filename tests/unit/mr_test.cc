@@ -6,6 +6,7 @@
 
 #include "descriptor.hh"
 #include "fixture.hh"
+#include "out_of_memory.hh"
 
 namespace unit {
 
@@ -49,6 +50,7 @@ class MrTest : public Fixture {
 	CPPUNIT_TEST(remote_decodes_golden_bytes);
 	CPPUNIT_TEST(remote_accepts_longer_descriptor);
 	CPPUNIT_TEST(remote_rejects_bad_descriptor);
+	CPPUNIT_TEST(remote_out_of_memory);
 	CPPUNIT_TEST(remote_flush_type_masks_usage);
 	CPPUNIT_TEST(remote_getters_reject_null);
 	CPPUNIT_TEST(remote_delete_rules);
@@ -56,6 +58,7 @@ class MrTest : public Fixture {
 	CPPUNIT_TEST(advise_rejects_null_mr);
 	CPPUNIT_TEST(advise_passes_one_sge);
 	CPPUNIT_TEST(advise_maps_errors);
+	CPPUNIT_TEST(advise_unsupported_by_device);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_mr_local *const sentinel = reinterpret_cast<rpma_mr_local *>(0x1234);
@@ -316,6 +319,15 @@ public:
 		CPPUNIT_ASSERT(out == remote_sentinel);
 	}
 
+	void remote_out_of_memory()
+	{
+		rpma_mr_remote *out = remote_sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
+			return rpma_mr_remote_from_descriptor(golden.data(), golden.size(), &out);
+		}));
+		CPPUNIT_ASSERT(out == remote_sentinel);
+	}
+
 	void remote_flush_type_masks_usage()
 	{
 		const struct {
@@ -394,6 +406,14 @@ public:
 		CPPUNIT_ASSERT_EQUAL(reinterpret_cast<uintptr_t>(buffer + 16), advice.sges[0].addr);
 		CPPUNIT_ASSERT_EQUAL(uint32_t{64}, advice.sges[0].length);
 		CPPUNIT_ASSERT_EQUAL(reg.mr->lkey, advice.sges[0].lkey);
+	}
+
+	void advise_unsupported_by_device()
+	{
+		rpma_mr_local *mr = register_mr(buffer, sizeof(buffer), RPMA_MR_USAGE_WRITE_DST);
+		fake::set_advise_mr_supported(false);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_mr_advise(mr, 0, 8, 0, 0));
+		CPPUNIT_ASSERT(fake::advices().empty());
 	}
 
 	void advise_maps_errors()

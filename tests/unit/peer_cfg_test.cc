@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rpma_peer_cfg_*: the direct-write-to-PMem flag and its 1-byte descriptor.
 #include "fixture.hh"
+#include "out_of_memory.hh"
 
 namespace unit {
 
@@ -8,6 +9,7 @@ class PeerCfgTest : public Fixture {
 	CPPUNIT_TEST_SUITE(PeerCfgTest);
 	CPPUNIT_TEST(new_rejects_null);
 	CPPUNIT_TEST(new_defaults_to_unsupported);
+	CPPUNIT_TEST(new_out_of_memory);
 	CPPUNIT_TEST(delete_rejects_null);
 	CPPUNIT_TEST(delete_of_null_is_noop);
 	CPPUNIT_TEST(delete_clears_pointer);
@@ -22,6 +24,7 @@ class PeerCfgTest : public Fixture {
 	CPPUNIT_TEST(from_descriptor_decodes_any_nonzero_as_supported);
 	CPPUNIT_TEST(from_descriptor_ignores_extra_bytes);
 	CPPUNIT_TEST(from_descriptor_logs_result);
+	CPPUNIT_TEST(from_descriptor_out_of_memory);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_peer_cfg *const sentinel = reinterpret_cast<rpma_peer_cfg *>(0x1234);
@@ -36,6 +39,13 @@ public:
 		bool supported = true;
 		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg, &supported));
 		CPPUNIT_ASSERT(!supported);
+	}
+
+	void new_out_of_memory()
+	{
+		rpma_peer_cfg *out = sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] { return rpma_peer_cfg_new(&out); }));
+		CPPUNIT_ASSERT(out == sentinel);
 	}
 
 	void delete_rejects_null() { CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_cfg_delete(nullptr)); }
@@ -146,6 +156,16 @@ public:
 		bool supported = false;
 		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg, &supported));
 		CPPUNIT_ASSERT(supported);
+	}
+
+	void from_descriptor_out_of_memory()
+	{
+		const uint8_t desc = 1;
+		rpma_peer_cfg *out = sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
+			return rpma_peer_cfg_from_descriptor(&desc, 1, &out);
+		}));
+		CPPUNIT_ASSERT(out == sentinel);
 	}
 
 	void from_descriptor_logs_result()

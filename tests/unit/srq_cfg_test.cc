@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rpma_srq_cfg_*: defaults (20/20, upstream's code), getters and setters.
 #include "fixture.hh"
+#include "out_of_memory.hh"
 
 namespace unit {
 
@@ -23,6 +24,7 @@ class SrqCfgTest : public Fixture {
 	CPPUNIT_TEST_SUITE(SrqCfgTest);
 	CPPUNIT_TEST(new_rejects_null);
 	CPPUNIT_TEST(new_has_defaults);
+	CPPUNIT_TEST(new_out_of_memory_leaves_pointer);
 	CPPUNIT_TEST(delete_rules);
 	CPPUNIT_TEST(sizes_round_trip);
 	CPPUNIT_TEST(sizes_reject_null);
@@ -39,6 +41,15 @@ public:
 			CPPUNIT_ASSERT_EQUAL(0, field.get(srq_cfg, &value));
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(field.name, uint32_t{20}, value);
 		}
+	}
+
+	void new_out_of_memory_leaves_pointer()
+	{
+		// our deviation: upstream stores malloc's NULL
+		auto *const sentinel = reinterpret_cast<rpma_srq_cfg *>(0x1234);
+		rpma_srq_cfg *out = sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] { return rpma_srq_cfg_new(&out); }));
+		CPPUNIT_ASSERT(out == sentinel);
 	}
 
 	void delete_rules()

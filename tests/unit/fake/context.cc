@@ -195,6 +195,7 @@ void init_context(State &s)
 	v.sz = sizeof(verbs_context);
 	v.query_device_ex = query_device_ex;
 	v.advise_mr = advise_mr;
+	s.advise_mr = advise_mr;
 
 	ibv_context &c = v.context;
 	c.device = &s.device;

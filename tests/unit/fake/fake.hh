@@ -37,6 +37,9 @@ void set_transport(ibv_transport_type transport);
 // Whether rdma_bind_addr attaches the device to the id (false: a wildcard
 // address, which leaves id->verbs NULL).
 void set_bind_attaches_device(bool attaches);
+// Whether the device implements ibv_advise_mr (false: the inline function
+// reports EOPNOTSUPP without reaching the fake).
+void set_advise_mr_supported(bool supported);
 
 // --- failures ---
 

@@ -108,6 +108,7 @@ void reset()
 	s.next_handle = 1;
 	s.bind_attaches_device = true;
 	s.attr = {};
+	set_advise_mr_supported(true);
 	s.device.transport_type = IBV_TRANSPORT_IB;
 }
 
@@ -129,6 +130,12 @@ void set_transport(ibv_transport_type transport)
 void set_bind_attaches_device(bool attaches)
 {
 	state().bind_attaches_device = attaches;
+}
+
+void set_advise_mr_supported(bool supported)
+{
+	detail::State &s = state();
+	s.vctx.advise_mr = supported ? s.advise_mr : nullptr;
 }
 
 void fail(Call call, int err, unsigned nth)

@@ -83,6 +83,7 @@ struct State {
 	// the device
 	ibv_device device{};
 	verbs_context vctx{};
+	decltype(verbs_context::advise_mr) advise_mr = nullptr; // the fake's, when supported
 	ibv_device_attr_ex attr{};
 	bool bind_attaches_device = true;
 

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Replaces the program's global operator new/delete with malloc/free, and
+// lets tests make new fail.
+#include "out_of_memory.hh"
+
+#include <cstdlib>
+#include <new>
+
+namespace {
+
+bool allocations_fail = false;
+
+} // namespace
+
+namespace unit {
+
+void set_allocations_fail(bool fail) noexcept
+{
+	allocations_fail = fail;
+}
+
+} // namespace unit
+
+void *operator new(std::size_t size)
+{
+	if (allocations_fail)
+		throw std::bad_alloc();
+	if (void *p = std::malloc(size ? size : 1))
+		return p;
+	throw std::bad_alloc();
+}
+
+void operator delete(void *p) noexcept
+{
+	std::free(p);
+}
+
+void operator delete(void *p, std::size_t) noexcept
+{
+	std::free(p);
+}
