@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// apm_server.cc -- librpma_apm_server: with the Appliance Persistency
+// Method the client writes and flushes by itself, so serving is waiting for
+// the client to disconnect.
+#include "conn_events.hh"
+#include "server_ops.hh"
+#include "report.hh"
+
+namespace rpma_fio {
+namespace {
+
+class ApmServer final : public Server {
+	int serve() override
+	{
+		for (;;) {
+			rpma_conn_event ev;
+			int ret = next_conn_event(conn_, POLL_MS, &ev);
+			if (ret == 1) {
+				if (td_->terminate)
+					return 0;
+				continue;
+			}
+			if (ret)
+				return rpma_failed(td_, "rpma_conn_next_event", ret);
+			// no end-of-run message in APM: a disconnect is the end
+			return connection_ended(ev, true);
+		}
+	}
+};
+
+std::unique_ptr<Server> make()
+{
+	return std::make_unique<ApmServer>();
+}
+
+}
+}
+
+ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make>(
+	"librpma_apm_server");

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "client.hh"
+#include "conn_events.hh"
+#include "guard.hh"
+#include "options.hh"
+#include "report.hh"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
+
+namespace rpma_fio {
+
+namespace {
+
+Client *client_of(thread_data *td)
+{
+	return static_cast<Client *>(td->io_ops_data);
+}
+
+const void *ctx(uint64_t token)
+{
+	return reinterpret_cast<const void *>(token);
+}
+
+constexpr auto RETRY_PAUSE = std::chrono::milliseconds(250);
+constexpr int GOODBYE_TIMEOUT_MS = 5000;
+// How long a connect may stay unanswered beyond connect_timeout.
+constexpr int ANSWER_TIMEOUT_MS = 10000;
+
+}
+
+Client::~Client()
+{
+	rpma_mr_dereg(&local_);
+	rpma_mr_remote_delete(&remote_);
+	rpma_conn_delete(&conn_);
+	rpma_peer_delete(&peer_);
+}
+
+int Client::init(thread_data *td, std::unique_ptr<Client> (*make)())
+{
+	if (td_trim(td)) {
+		report(td, "trim is not supported (rw=%s)", ddir_str(static_cast<td_ddir>(td->o.td_ddir)));
+		return job_failed(td, EINVAL, "Not supported mode.");
+	}
+	setup_rpma_logging();
+	std::unique_ptr<Client> c = make();
+	c->td_ = td;
+	c->busy_poll_ = options_of(td).busy_wait_polling;
+	if (int ret = c->connect())
+		return ret;
+	td->io_ops_data = c.release();
+	return 0;
+}
+
+// Connects to serverip:port, retrying while nobody listens there yet (the
+// server may still be starting) for up to connect_timeout seconds.
+int Client::connect()
+{
+	const Options &o = options_of(td_);
+	if (!o.serverip || !*o.serverip) {
+		report(td_, "serverip= is not set");
+		return job_failed(td_, EINVAL, "serverip");
+	}
+	std::string port = job_port(td_);
+	if (port.empty())
+		return job_failed(td_, EINVAL, "port");
+
+	ibv_context *dev;
+	int ret = rpma_utils_get_ibv_context(o.serverip,
+		RPMA_UTIL_IBV_CONTEXT_REMOTE, &dev);
+	if (ret) {
+		report(td_, "no RDMA device reaches serverip=%s", o.serverip);
+		return rpma_failed(td_, "rpma_utils_get_ibv_context", ret);
+	}
+	if ((ret = rpma_peer_new(dev, &peer_)))
+		return rpma_failed(td_, "rpma_peer_new", ret);
+
+	rpma_conn_cfg *cfg;
+	if ((ret = rpma_conn_cfg_new(&cfg)))
+		return rpma_failed(td_, "rpma_conn_cfg_new", ret);
+	QueueSizes q = queue_sizes(td_->o.iodepth);
+	rpma_conn_cfg_set_sq_size(cfg, q.sq);
+	rpma_conn_cfg_set_rq_size(cfg, q.rq);
+	rpma_conn_cfg_set_cq_size(cfg, q.cq);
+
+	const auto start = Clock::now();
+	const auto deadline = start + std::chrono::seconds(o.connect_timeout);
+	bool waiting_told = false;
+	for (;;) {
+		rpma_conn_req *req;
+		if ((ret = rpma_conn_req_new(peer_, o.serverip, port.c_str(), cfg, &req))) {
+			rpma_failed(td_, "rpma_conn_req_new", ret);
+			break;
+		}
+		if ((ret = rpma_conn_req_connect(&req, nullptr, &conn_))) {
+			rpma_failed(td_, "rpma_conn_req_connect", ret);
+			break;
+		}
+		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		ret = next_conn_event(conn_, ms_left(deadline) + ANSWER_TIMEOUT_MS, &ev);
+		if (ret == 1) {
+			report(td_, "%s:%s does not answer", o.serverip, port.c_str());
+			job_failed(td_, ETIMEDOUT, "connect");
+			break;
+		}
+		if (ret) {
+			rpma_failed(td_, "rpma_conn_next_event", ret);
+			break;
+		}
+		if (ev == RPMA_CONN_ESTABLISHED)
+			break;
+		rpma_conn_delete(&conn_);
+		if (ev != RPMA_CONN_REJECTED && ev != RPMA_CONN_UNREACHABLE) {
+			report(td_, "connecting to %s:%s: %s", o.serverip, port.c_str(),
+				rpma_utils_conn_event_2str(ev));
+			ret = job_failed(td_, ECONNREFUSED, "connect");
+			break;
+		}
+		if (td_->terminate) {
+			ret = job_failed(td_, EINTR, "connect");
+			break;
+		}
+		if (ms_left(deadline) == 0) {
+			report(td_, "no server listens at %s:%s (gave up after %u s; "
+				"connect_timeout= sets how long to wait)",
+				o.serverip, port.c_str(), o.connect_timeout);
+			ret = job_failed(td_, ECONNREFUSED, "connect");
+			break;
+		}
+		if (!waiting_told) {
+			log_info("%s[%u]: waiting for the server at %s:%s (up to %u s)\n",
+				td_->io_ops->name, td_->thread_number, o.serverip,
+				port.c_str(), o.connect_timeout);
+			waiting_told = true;
+		}
+		std::this_thread::sleep_for(std::min<Clock::duration>(RETRY_PAUSE,
+			deadline - Clock::now()));
+	}
+	rpma_conn_cfg_delete(&cfg);
+	if (ret)
+		return ret;
+	if (waiting_told)
+		log_info("%s[%u]: connected after %.1f s\n", td_->io_ops->name,
+			td_->thread_number,
+			std::chrono::duration<double>(Clock::now() - start).count());
+
+	rpma_conn_private_data pdata{};
+	rpma_conn_get_private_data(conn_, &pdata);
+	std::optional<Workspace> ws = decode_workspace(pdata.ptr, pdata.len);
+	if (!ws) {
+		report(td_, "%s:%s accepted without describing its memory "
+			"(%u bytes of private data): is it a librpma fio server?",
+			o.serverip, port.c_str(), pdata.len);
+		return job_failed(td_, EPROTO, "connect");
+	}
+	if ((ret = rpma_mr_remote_from_descriptor(ws->descriptor.data(),
+			ws->descriptor.size(), &remote_)))
+		return rpma_failed(td_, "rpma_mr_remote_from_descriptor", ret);
+	size_t size;
+	rpma_mr_remote_get_size(remote_, &size);
+	remote_size_ = size;
+	if ((ret = rpma_conn_get_cq(conn_, &cq_)))
+		return rpma_failed(td_, "rpma_conn_get_cq", ret);
+	return connected(*ws);
+}
+
+int Client::post_init(thread_data *td)
+{
+	Client *c = client_of(td);
+	c->local_base_ = td->orig_buffer;
+	int ret = rpma_mr_reg(c->peer_, td->orig_buffer, td->orig_buffer_size,
+		RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC, &c->local_);
+	return ret ? rpma_failed(td, "rpma_mr_reg", ret) : 0;
+}
+
+// The server's region is the "file". fio sizes files before init when
+// create_serialize=1 (its default), so before there is a server to ask.
+int Client::get_file_size(thread_data *td, fio_file *f)
+{
+	if (Client *c = client_of(td))
+		f->real_file_size = c->remote_size_;
+	else if (td->o.size)
+		f->real_file_size = td->o.start_offset + td->o.size;
+	else {
+		report(td, "the size of the server's memory is known only once "
+			"connected: set size= or create_serialize=0");
+		return job_failed(td, EINVAL, "get_file_size");
+	}
+	fio_file_set_size_known(f);
+	return 0;
+}
+
+// The last moment to refuse a job whose range the server cannot hold,
+// before any I/O.
+int Client::open_file(thread_data *td, fio_file *f)
+{
+	Client *c = client_of(td);
+	uint64_t end = f->file_offset + f->io_size;
+	if (end < f->file_offset || end > c->remote_size_) {
+		report(td, "offset %llu + size %llu reaches past the end of the "
+			"server's memory (%llu bytes): lower size=/offset=, or give "
+			"the server a larger size=",
+			(unsigned long long)f->file_offset,
+			(unsigned long long)f->io_size,
+			(unsigned long long)c->remote_size_);
+		return job_failed(td, EINVAL, "open_file");
+	}
+	return 0;
+}
+
+int Client::close_file(thread_data *, fio_file *)
+{
+	return 0;
+}
+
+fio_q_status Client::queue(thread_data *td, io_u *u)
+{
+	Client *c = client_of(td);
+	fio_ro_check(td, u);
+	if (!td->o.sync_io) {
+		c->pending_.push_back(u);
+		return FIO_Q_QUEUED;
+	}
+	// sync=1: this io_u alone, and wait for it (nothing else is in flight)
+	if (c->post({u}) || c->reap(1) < 0)
+		u->error = EIO;
+	c->completed_.clear();
+	return FIO_Q_COMPLETED;
+}
+
+int Client::commit(thread_data *td)
+{
+	Client *c = client_of(td);
+	if (c->pending_.empty())
+		return 0;
+	std::vector<io_u *> batch;
+	batch.swap(c->pending_);
+	return c->post(batch) ? -EIO : 0;
+}
+
+int Client::post(const std::vector<io_u *> &batch)
+{
+	// FIO_ASYNCIO_SETS_ISSUE_TIME: latencies start now, not at queue()
+	if (fio_fill_issue_time(td_)) {
+		timespec now;
+		fio_gettime(&now, nullptr);
+		for (io_u *u : batch) {
+			u->issue_time = now;
+			io_u_queued(td_, u);
+		}
+	}
+	io_u_mark_submit(td_, batch.size());
+
+	for (size_t i = 0; i < batch.size();) {
+		const uint64_t token = next_token_++;
+		size_t j = i + 1;
+		int ret;
+		switch (batch[i]->ddir) {
+		case DDIR_READ:
+			while (j < batch.size() && batch[j]->ddir == DDIR_READ)
+				j++;
+			ret = post_reads({batch.begin() + i, batch.begin() + j}, token);
+			break;
+		case DDIR_WRITE:
+			// only contiguous writes may share one flush
+			while (j < batch.size() && batch[j]->ddir == DDIR_WRITE &&
+			       batch[j]->offset == batch[j - 1]->offset +
+					batch[j - 1]->xfer_buflen)
+				j++;
+			ret = post_writes({batch.begin() + i, batch.begin() + j}, token);
+			break;
+		default:	// fsync, fdatasync, sync_file_range
+			ret = post_sync(batch[i], token);
+			break;
+		}
+		if (ret)
+			return ret;
+		i = j;
+	}
+	return pump();
+}
+
+int Client::post_reads(const std::vector<io_u *> &run, uint64_t token)
+{
+	for (io_u *u : run) {
+		// the run completes as one: only its last read is signaled
+		int flags = u == run.back() ? RPMA_F_COMPLETION_ALWAYS :
+			RPMA_F_COMPLETION_ON_ERROR;
+		int ret = rpma_read(conn_, local_,
+			static_cast<char *>(u->xfer_buf) - local_base_, remote_,
+			u->offset, u->xfer_buflen, flags, ctx(token));
+		if (ret)
+			return rpma_failed(td_, "rpma_read", ret);
+		posted_.push_back({u, token});
+	}
+	return 0;
+}
+
+int Client::post_writes(const std::vector<io_u *> &run, uint64_t token)
+{
+	for (io_u *u : run) {
+		int ret = rpma_write(conn_, remote_, u->offset, local_,
+			static_cast<char *>(u->xfer_buf) - local_base_,
+			u->xfer_buflen, RPMA_F_COMPLETION_ON_ERROR, ctx(token));
+		if (ret)
+			return rpma_failed(td_, "rpma_write", ret);
+		posted_.push_back({u, token});
+	}
+	uint64_t lo = run.front()->offset;
+	uint64_t hi = run.back()->offset + run.back()->xfer_buflen;
+	if (dirty_lo_ == dirty_hi_) {
+		dirty_lo_ = lo;
+		dirty_hi_ = hi;
+	} else {
+		dirty_lo_ = std::min(dirty_lo_, lo);
+		dirty_hi_ = std::max(dirty_hi_, hi);
+	}
+	flushes_.push_back({lo, hi - lo, token});
+	return 0;
+}
+
+// Every write is already flushed before it completes; the sync flushes the
+// whole range written since the previous one again, as one operation that
+// completes after all of them.
+int Client::post_sync(io_u *u, uint64_t token)
+{
+	if (dirty_lo_ == dirty_hi_) {
+		completed_.push_back(u);
+		return 0;
+	}
+	posted_.push_back({u, token});
+	flushes_.push_back({dirty_lo_, dirty_hi_ - dirty_lo_, token});
+	dirty_lo_ = dirty_hi_ = 0;
+	return 0;
+}
+
+int Client::pump()
+{
+	while (!flushes_.empty()) {
+		int ret = post_flush(flushes_.front());
+		if (ret == 1)
+			return 0;
+		if (ret)
+			return ret;
+		flushes_.pop_front();
+	}
+	return 0;
+}
+
+int Client::poll_once()
+{
+	ibv_wc wc[WC_BATCH];
+	int got = 0;
+	int ret = rpma_cq_get_wc(cq_, WC_BATCH, wc, &got);
+	if (ret == RPMA_E_NO_COMPLETION)
+		return ret;
+	if (ret)
+		return rpma_failed(td_, "rpma_cq_get_wc", ret);
+	for (int i = 0; i < got; i++)
+		if ((ret = handle(wc[i])))
+			return ret;
+	return pump();
+}
+
+int Client::handle(const ibv_wc &wc)
+{
+	if (wc.status != IBV_WC_SUCCESS) {
+		broken_ = true;
+		report(td_, "an RDMA operation failed: %s (did the server stop?)",
+			ibv_wc_status_str(wc.status));
+		return job_failed(td_, EIO, "completion");
+	}
+	uint64_t token = 0;
+	if (wc.opcode == IBV_WC_SEND || (wc.opcode & IBV_WC_RECV)) {
+		if (int ret = message_completion(wc, &token))
+			return ret;
+	} else {
+		token = wc.wr_id;	// a read, or a write's flush
+	}
+	if (token)
+		complete(token);
+	return 0;
+}
+
+void Client::complete(uint64_t token)
+{
+	for (auto it = posted_.begin(); it != posted_.end();) {
+		if (it->token == token) {
+			completed_.push_back(it->u);
+			it = posted_.erase(it);
+		} else {
+			++it;
+		}
+	}
+}
+
+int Client::connection_check()
+{
+	rpma_conn_event ev;
+	int ret = next_conn_event(conn_, 0, &ev);
+	if (ret == 1)
+		return 0;
+	if (ret)
+		return rpma_failed(td_, "rpma_conn_next_event", ret);
+	broken_ = true;
+	report(td_, "the server ended the connection (%s)",
+		rpma_utils_conn_event_2str(ev));
+	return job_failed(td_, ECONNRESET, "connection");
+}
+
+// Sleeps until the completion channel or the connection has news.
+int Client::wait_for_completions()
+{
+	int cq_fd, ev_fd;
+	rpma_cq_get_fd(cq_, &cq_fd);
+	rpma_conn_get_event_fd(conn_, &ev_fd);
+	pollfd fds[2] = {{cq_fd, POLLIN, 0}, {ev_fd, POLLIN, 0}};
+	if (poll(fds, 2, 1000) <= 0)
+		return 0;
+	if (fds[1].revents)
+		if (int ret = connection_check())
+			return ret;
+	if (fds[0].revents) {
+		int ret = rpma_cq_wait(cq_);	// acks the event and re-arms
+		if (ret && ret != RPMA_E_NO_COMPLETION)
+			return rpma_failed(td_, "rpma_cq_wait", ret);
+	}
+	return 0;
+}
+
+// Makes progress until at least min io_us are complete (one poll if 0).
+// Returns the number complete, or -1 once the connection failed.
+int Client::reap(unsigned min)
+{
+	if (broken_)
+		return -1;
+	do {
+		int ret = poll_once();
+		if (ret == RPMA_E_NO_COMPLETION) {
+			if (min == 0)
+				break;
+			if (!busy_poll_)
+				ret = wait_for_completions();
+			else if (++idle_polls_ % EVENT_CHECK_INTERVAL == 0)
+				ret = connection_check();
+			else
+				ret = 0;
+		}
+		if (ret)
+			return -1;
+	} while (completed_.size() < min);
+	return static_cast<int>(completed_.size());
+}
+
+int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespec *)
+{
+	Client *c = client_of(td);
+	c->completed_.erase(c->completed_.begin(),
+		c->completed_.begin() + c->handed_out_);
+	c->handed_out_ = 0;
+	if (c->reap(min) < 0)
+		return -EIO;
+	c->handed_out_ = std::min<size_t>(c->completed_.size(), max);
+	return static_cast<int>(c->handed_out_);
+}
+
+io_u *Client::event(thread_data *td, int i)
+{
+	return client_of(td)->completed_[i];
+}
+
+void Client::cleanup(thread_data *td)
+{
+	if (!fio_known_good())
+		return;
+	Client *c = client_of(td);
+	if (!c)
+		return;
+	if (c->conn_ && !c->broken_) {
+		c->finish();
+		rpma_conn_disconnect(c->conn_);
+		// the server answers the disconnect; no answer in time is no reason
+		// to fail a finished job
+		const auto deadline = Clock::now() +
+			std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
+		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		while (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST &&
+		       next_conn_event(c->conn_, ms_left(deadline), &ev) == 0)
+			;
+	}
+	delete c;
+	td->io_ops_data = nullptr;
+}
+
+}

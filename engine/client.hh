@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// client.hh -- the part of librpma_apm_client and librpma_gpspm_client that
+// does not depend on how writes are made persistent.
+//
+// An io_u goes through: pending (queued by fio) -> posted (commit) ->
+// completed (its group's completion arrived) -> handed to fio (getevents).
+// io_us are posted in groups that complete together, each named by a token
+// that travels as the work requests' op_context:
+//   - a run of reads: only the last one is signaled;
+//   - a run of writes to contiguous ranges, followed by one flush of the
+//     whole run (APM: rpma_flush; GPSPM: a flush request to the server);
+//   - an fsync/fdatasync: a flush of everything written since the last one.
+#ifndef RPMA_ENGINE_CLIENT_HH
+#define RPMA_ENGINE_CLIENT_HH
+
+#include "fio.hh"
+#include "workspace.hh"
+
+#include <librpma.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace rpma_fio {
+
+struct QueueSizes {
+	uint32_t sq, rq, cq;
+};
+
+// A flush of [offset, offset + length) of the server's region that, once
+// complete, completes the group `token`.
+struct Flush {
+	uint64_t offset, length, token;
+};
+
+class Client {
+public:
+	virtual ~Client();
+
+	// fio's hooks; `make` creates the APM or the GPSPM flavour.
+	static int init(thread_data *td, std::unique_ptr<Client> (*make)());
+	static int post_init(thread_data *td);
+	static int get_file_size(thread_data *td, fio_file *f);
+	static int open_file(thread_data *td, fio_file *f);
+	static int close_file(thread_data *td, fio_file *f);
+	static fio_q_status queue(thread_data *td, io_u *u);
+	static int commit(thread_data *td);
+	static int getevents(thread_data *td, unsigned min, unsigned max,
+		const timespec *t);
+	static io_u *event(thread_data *td, int i);
+	static void cleanup(thread_data *td);
+
+protected:
+	// What the flavour asks of the connection, for a job of iodepth io_us.
+	virtual QueueSizes queue_sizes(unsigned iodepth) const = 0;
+	// Called once connected; refuses a server it cannot work with.
+	virtual int connected(const Workspace &ws) = 0;
+	// 0: posted; 1: not now, retry once something completes; else < 0
+	virtual int post_flush(const Flush &flush) = 0;
+	// A successful completion that is not an RDMA read/write/flush: sets
+	// *token if it completes a group.
+	virtual int message_completion(const ibv_wc &wc, uint64_t *token) = 0;
+	// Before disconnecting: tell the server the run is over.
+	virtual void finish() {}
+
+	// Polls for completions once, handling them: 0 if there were some,
+	// RPMA_E_NO_COMPLETION if not, anything else once failed (reported).
+	int poll_once();
+	static bool failed(int poll_ret)
+	{
+		return poll_ret != 0 && poll_ret != RPMA_E_NO_COMPLETION;
+	}
+
+	thread_data *td_;
+	rpma_peer *peer_ = nullptr;
+	rpma_conn *conn_ = nullptr;
+	rpma_cq *cq_ = nullptr;
+	rpma_mr_remote *remote_ = nullptr;
+	uint64_t remote_size_ = 0;
+	bool broken_ = false;	// the connection failed: no goodbye
+
+private:
+	int connect();
+	int check_server(const Workspace &ws);
+	int post(const std::vector<io_u *> &batch);
+	int post_reads(const std::vector<io_u *> &run, uint64_t token);
+	int post_writes(const std::vector<io_u *> &run, uint64_t token);
+	int post_sync(io_u *u, uint64_t token);
+	int pump();
+	int handle(const ibv_wc &wc);
+	void complete(uint64_t token);
+	int wait_for_completions();
+	int reap(unsigned min);
+	int connection_check();
+
+	rpma_mr_local *local_ = nullptr;
+	char *local_base_ = nullptr;
+	bool busy_poll_ = true;
+	uint64_t next_token_ = 1;
+
+	struct Posted {
+		io_u *u;
+		uint64_t token;
+	};
+	std::vector<io_u *> pending_;
+	std::vector<Posted> posted_;
+	std::deque<Flush> flushes_;	// waiting for the transport
+	std::vector<io_u *> completed_;
+	size_t handed_out_ = 0;	// completed_[0..handed_out_) went to fio
+	uint64_t dirty_lo_ = 0, dirty_hi_ = 0;	// written since the last sync
+	unsigned idle_polls_ = 0;
+};
+
+}
+
+#endif

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "conn_events.hh"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace rpma_fio {
+
+bool fd_readable(int fd, int timeout_ms)
+{
+	pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+	int ret;
+	do {
+		ret = poll(&p, 1, timeout_ms);
+	} while (ret < 0 && errno == EINTR);
+	return ret > 0;
+}
+
+int next_conn_event(rpma_conn *conn, int timeout_ms, rpma_conn_event *event)
+{
+	int fd;
+	int ret = rpma_conn_get_event_fd(conn, &fd);
+	if (ret)
+		return ret;
+	if (!fd_readable(fd, timeout_ms))
+		return 1;
+	return rpma_conn_next_event(conn, event);
+}
+
+int ms_left(Clock::time_point deadline)
+{
+	auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+		deadline - Clock::now()).count();
+	return static_cast<int>(std::clamp<long long>(left, 0, 1 << 30));
+}
+
+}

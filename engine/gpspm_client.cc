@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gpspm_client.cc -- librpma_gpspm_client: General Purpose Server
+// Persistency Method. After its writes the client asks the server, with a
+// flush request message, to persist the range; the server answers when done.
+#include "client_ops.hh"
+#include "conn_events.hh"
+#include "gpspm_msg.hh"
+#include "report.hh"
+
+#include <atomic>
+#include <cerrno>
+#include <vector>
+
+namespace rpma_fio {
+namespace {
+
+constexpr int GOODBYE_TIMEOUT_MS = 5000;
+
+// Message buffers: `slots` receive buffers, then `slots` send buffers, each
+// MSG_ROOM bytes. Receive k and send k are independent: a response lands in
+// whichever receive the network takes next.
+class GpspmClient final : public Client {
+public:
+	~GpspmClient() override
+	{
+		rpma_mr_dereg(&msg_mr_);
+	}
+
+private:
+	std::vector<char> msgs_;
+	rpma_mr_local *msg_mr_ = nullptr;
+	uint32_t slots_ = 0;
+	std::vector<bool> send_busy_;
+	uint32_t outstanding_ = 0;	// requests not answered yet
+
+	size_t recv_off(size_t k) const { return k * MSG_ROOM; }
+	size_t send_off(size_t k) const { return (slots_ + k) * MSG_ROOM; }
+
+	QueueSizes queue_sizes(unsigned iodepth) const override
+	{
+		// up to iodepth reads or writes, iodepth flush requests, and SEND
+		// completions that may be reaped after the response they carried
+		uint32_t sq = 3 * iodepth + 1;
+		return {sq, iodepth, sq + iodepth};
+	}
+
+	int connected(const Workspace &ws) override
+	{
+		if (ws.max_msg_num == 0) {
+			report(td_, "the server takes no flush requests: is it a "
+				"librpma_gpspm_server (and not an APM one)?");
+			return job_failed(td_, EPROTO, "connect");
+		}
+		// The server has max_msg_num receives posted: never have more
+		// requests outstanding. A smaller server only slows the job down.
+		slots_ = std::min<uint32_t>(td_->o.iodepth, ws.max_msg_num);
+		int usage;
+		rpma_mr_remote_get_flush_type(remote_, &usage);
+		static std::atomic_flag told;
+		if (ws.direct_write_to_pmem &&
+		    (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) && !told.test_and_set())
+			log_info("%s: the server writes to PMem directly: "
+				"librpma_apm_client/librpma_apm_server would need no "
+				"server CPU\n", td_->io_ops->name);
+
+		msgs_.assign(2 * slots_ * MSG_ROOM, 0);
+		send_busy_.assign(slots_, false);
+		int ret = rpma_mr_reg(peer_, msgs_.data(), msgs_.size(),
+			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr_);
+		if (ret)
+			return rpma_failed(td_, "rpma_mr_reg", ret);
+		for (size_t k = 0; k < slots_; k++)
+			if ((ret = post_recv(k)))
+				return ret;
+		return 0;
+	}
+
+	int post_recv(size_t k)
+	{
+		int ret = rpma_recv(conn_, msg_mr_, recv_off(k), MSG_ROOM,
+			reinterpret_cast<const void *>(k));
+		return ret ? rpma_failed(td_, "rpma_recv", ret) : 0;
+	}
+
+	// -1 if all send buffers wait for their SEND completion
+	int free_send_slot() const
+	{
+		for (size_t k = 0; k < slots_; k++)
+			if (!send_busy_[k])
+				return static_cast<int>(k);
+		return -1;
+	}
+
+	int send(const FlushRequest &req, int k)
+	{
+		size_t len = pack_request(req, &msgs_[send_off(k)], MSG_ROOM);
+		int ret = rpma_send(conn_, msg_mr_, send_off(k), len,
+			RPMA_F_COMPLETION_ALWAYS, reinterpret_cast<const void *>(k));
+		if (ret)
+			return rpma_failed(td_, "rpma_send", ret);
+		send_busy_[k] = true;
+		return 0;
+	}
+
+	int post_flush(const Flush &f) override
+	{
+		int k = free_send_slot();
+		if (outstanding_ >= slots_ || k < 0)
+			return 1;
+		if (send({f.offset, f.length, f.token}, k))
+			return -1;
+		outstanding_++;
+		return 0;
+	}
+
+	int message_completion(const ibv_wc &wc, uint64_t *token) override
+	{
+		if (wc.opcode == IBV_WC_SEND) {
+			send_busy_[wc.wr_id] = false;
+			return 0;
+		}
+		size_t k = wc.wr_id;
+		std::optional<uint64_t> ctx = unpack_response(&msgs_[recv_off(k)],
+			wc.byte_len);
+		if (!ctx) {
+			report(td_, "cannot unpack the flush response (%u bytes)",
+				wc.byte_len);
+			return job_failed(td_, EPROTO, "flush response");
+		}
+		outstanding_--;
+		*token = *ctx;
+		return post_recv(k);
+	}
+
+	// The end-of-run notice: an all-zero request, which gets no response.
+	void finish() override
+	{
+		const auto deadline = Clock::now() +
+			std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
+		int k;
+		while ((k = free_send_slot()) < 0 && Clock::now() < deadline)
+			if (failed(poll_once()))
+				return;
+		if (k < 0 || send({0, 0, 0}, k))
+			return;
+		while (send_busy_[k] && Clock::now() < deadline)
+			if (failed(poll_once()))
+				return;
+	}
+};
+
+std::unique_ptr<Client> make()
+{
+	return std::make_unique<GpspmClient>();
+}
+
+}
+}
+
+ioengine_ops ioengine = rpma_fio::client_ops<rpma_fio::make>(
+	"librpma_gpspm_client");

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gpspm_msg.hh -- the GPSPM flush request and response (gpspm_flush.proto).
+#ifndef RPMA_ENGINE_GPSPM_MSG_HH
+#define RPMA_ENGINE_GPSPM_MSG_HH
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace rpma_fio {
+
+constexpr size_t FLUSH_REQUEST_SIZE = 27;
+constexpr size_t FLUSH_RESPONSE_SIZE = 9;
+// Room for one message: what the old engines posted their receives with.
+constexpr size_t MSG_ROOM = 512;
+
+struct FlushRequest {
+	uint64_t offset, length, op_context;
+
+	bool ends_run() const { return offset == 0 && length == 0; }
+};
+
+// Each returns the packed size, or 0 if room is too small.
+size_t pack_request(const FlushRequest &req, void *buf, size_t room);
+size_t pack_response(uint64_t op_context, void *buf, size_t room);
+
+// nullopt for bytes that are not such a message
+std::optional<FlushRequest> unpack_request(const void *buf, size_t len);
+std::optional<uint64_t> unpack_response(const void *buf, size_t len);
+
+}
+
+#endif

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// gpspm_server.cc -- librpma_gpspm_server: General Purpose Server
+// Persistency Method. The server persists each range its client asks for in
+// a flush request and answers when done; an all-zero request ends the run.
+#include "conn_events.hh"
+#include "gpspm_msg.hh"
+#include "options.hh"
+#include "report.hh"
+#include "server_ops.hh"
+
+#include <infiniband/verbs.h>
+#include <poll.h>
+
+#include <cerrno>
+#include <deque>
+#include <limits>
+#include <vector>
+
+namespace rpma_fio {
+namespace {
+
+// Message slot k: a receive buffer at 2k, a send buffer at 2k + 1 (units of
+// MSG_ROOM). The answer to the request in receive k goes out of send k.
+class GpspmServer final : public Server {
+public:
+	~GpspmServer() override
+	{
+		rpma_mr_dereg(&msg_mr_);
+	}
+
+private:
+	struct Received {
+		size_t slot;
+		uint32_t len;
+	};
+
+	std::vector<char> msgs_;
+	rpma_mr_local *msg_mr_ = nullptr;
+	uint16_t slots_ = 0;
+	std::vector<bool> send_busy_;
+	std::deque<Received> received_;	// requests not handled yet
+	rpma_cq *cq_ = nullptr;
+	bool ended_ = false;	// the end-of-run request came
+
+	static size_t recv_off(size_t k) { return 2 * k * MSG_ROOM; }
+	static size_t send_off(size_t k) { return (2 * k + 1) * MSG_ROOM; }
+
+	// The client may have this many requests outstanding: iodepth= of
+	// the server job, as with the old engine.
+	uint16_t msg_slots() const override
+	{
+		return static_cast<uint16_t>(std::min<unsigned>(td_->o.iodepth,
+			std::numeric_limits<uint16_t>::max()));
+	}
+
+	void configure(rpma_conn_cfg *cfg) override
+	{
+		slots_ = msg_slots();
+		rpma_conn_cfg_set_sq_size(cfg, slots_);
+		rpma_conn_cfg_set_rq_size(cfg, slots_);
+		rpma_conn_cfg_set_cq_size(cfg, 2 * slots_);
+	}
+
+	// Every receive is posted before the accept: the client may send its
+	// first request as soon as it is connected.
+	int accepting(rpma_conn_req *req) override
+	{
+		msgs_.assign(2 * slots_ * MSG_ROOM, 0);
+		send_busy_.assign(slots_, false);
+		int ret = rpma_mr_reg(peer_, msgs_.data(), msgs_.size(),
+			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr_);
+		if (ret)
+			return rpma_failed(td_, "rpma_mr_reg", ret);
+		for (size_t k = 0; k < slots_; k++)
+			if ((ret = rpma_conn_req_recv(req, msg_mr_, recv_off(k),
+					MSG_ROOM, reinterpret_cast<const void *>(k))))
+				return rpma_failed(td_, "rpma_conn_req_recv", ret);
+		return 0;
+	}
+
+	int serve() override
+	{
+		int ret = rpma_conn_get_cq(conn_, &cq_);
+		if (ret)
+			return rpma_failed(td_, "rpma_conn_get_cq", ret);
+		const bool busy = options_of(td_).busy_wait_polling;
+		unsigned idle = 0;
+		while (!ended_ && !td_->terminate) {
+			ret = poll_cq();
+			if (ret == 0) {
+				if (handle_requests())
+					return 1;
+				idle = 0;
+				continue;
+			}
+			if (ret != RPMA_E_NO_COMPLETION)
+				return 1;
+			if (busy && ++idle % EVENT_CHECK_INTERVAL)
+				continue;
+			if (wait(busy ? 0 : POLL_MS))
+				return 1;
+		}
+		return 0;
+	}
+
+	// 0 if there were completions, RPMA_E_NO_COMPLETION, or 1 on failure
+	int poll_cq()
+	{
+		ibv_wc wc[WC_BATCH];
+		int got = 0;
+		int ret = rpma_cq_get_wc(cq_, WC_BATCH, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION)
+			return ret;
+		if (ret)
+			return rpma_failed(td_, "rpma_cq_get_wc", ret);
+		for (int i = 0; i < got; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				report(td_, "a message from or to the client failed: %s",
+					ibv_wc_status_str(wc[i].status));
+				return job_failed(td_, EIO, "completion");
+			}
+			if (wc[i].opcode == IBV_WC_SEND)
+				send_busy_[wc[i].wr_id] = false;
+			else
+				received_.push_back({wc[i].wr_id, wc[i].byte_len});
+		}
+		return 0;
+	}
+
+	// Answers the requests received, in order, as far as send buffers allow.
+	int handle_requests()
+	{
+		while (!received_.empty() && !send_busy_[received_.front().slot]) {
+			Received r = received_.front();
+			received_.pop_front();
+			std::optional<FlushRequest> req = unpack_request(
+				&msgs_[recv_off(r.slot)], r.len);
+			if (!req) {
+				report(td_, "cannot unpack a flush request (%u bytes)", r.len);
+				return job_failed(td_, EPROTO, "flush request");
+			}
+			if (req->ends_run()) {
+				ended_ = true;
+				return 0;
+			}
+			if (int ret = answer(*req, r.slot))
+				return ret;
+		}
+		return 0;
+	}
+
+	int answer(const FlushRequest &req, size_t k)
+	{
+		if (req.offset > mem_.size() || req.length > mem_.size() - req.offset) {
+			report(td_, "refusing to flush [%llu, +%llu): the memory has "
+				"%zu bytes", (unsigned long long)req.offset,
+				(unsigned long long)req.length, mem_.size());
+			return job_failed(td_, EINVAL, "flush request");
+		}
+		mem_.persist(req.offset, req.length);
+		// re-posted before answering: the answer lets the client send again
+		int ret = rpma_recv(conn_, msg_mr_, recv_off(k), MSG_ROOM,
+			reinterpret_cast<const void *>(k));
+		if (ret)
+			return rpma_failed(td_, "rpma_recv", ret);
+		size_t len = pack_response(req.op_context, &msgs_[send_off(k)],
+			MSG_ROOM);
+		ret = rpma_send(conn_, msg_mr_, send_off(k), len,
+			RPMA_F_COMPLETION_ALWAYS, reinterpret_cast<const void *>(k));
+		if (ret)
+			return rpma_failed(td_, "rpma_send", ret);
+		send_busy_[k] = true;
+		return 0;
+	}
+
+	// Sleeps until a completion or a connection event (the completion
+	// channel is watched only when not busy polling).
+	int wait(int timeout_ms)
+	{
+		int cq_fd, ev_fd;
+		rpma_cq_get_fd(cq_, &cq_fd);
+		rpma_conn_get_event_fd(conn_, &ev_fd);
+		pollfd fds[2] = {{ev_fd, POLLIN, 0}, {cq_fd, POLLIN, 0}};
+		if (poll(fds, timeout_ms ? 2 : 1, timeout_ms) <= 0)
+			return 0;
+		if (fds[0].revents) {
+			rpma_conn_event ev;
+			int ret = rpma_conn_next_event(conn_, &ev);
+			if (ret)
+				return rpma_failed(td_, "rpma_conn_next_event", ret);
+			// the end-of-run request may still wait in the queue
+			if (poll_cq() == 0 && handle_requests())
+				return 1;
+			return connection_ended(ev, ended_);
+		}
+		int ret = rpma_cq_wait(cq_);	// acks the event and re-arms
+		if (ret && ret != RPMA_E_NO_COMPLETION)
+			return rpma_failed(td_, "rpma_cq_wait", ret);
+		return 0;
+	}
+};
+
+std::unique_ptr<Server> make()
+{
+	return std::make_unique<GpspmServer>();
+}
+
+}
+}
+
+ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make>(
+	"librpma_gpspm_server");

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// options.cc -- names, types and defaults follow the old fio engines, so
+// their job files run unchanged; connect_timeout is new.
+#include "options.hh"
+#include "report.hh"
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+
+namespace rpma_fio {
+
+fio_option options[] = {
+	{
+		.name = "serverip",
+		.lname = "rpma_server_ip",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(Options, serverip),
+		.help = "IP address the server listens on / the client connects to",
+		.def = "",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "port",
+		.lname = "rpma_server port",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(Options, port),
+		.help = "Base port: job N uses port + N - 1",
+		.def = "7204",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "direct_write_to_pmem",
+		.lname = "Direct Write to PMem (via RDMA) from the remote host is possible",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(Options, direct_write_to_pmem),
+		.help = "Server: set only if RDMA writes reach PMem directly (DDIO off)",
+		.def = "0",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "busy_wait_polling",
+		.lname = "Set to 0 to wait for completion instead of busy-wait polling completion.",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(Options, busy_wait_polling),
+		.help = "1: spin on the completion queue; 0: sleep until a completion arrives",
+		.def = "1",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "connect_timeout",
+		.lname = "librpma client connection timeout",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(Options, connect_timeout),
+		.maxval = 24 * 3600,
+		.minval = 0,
+		.help = "Client: seconds to keep retrying until the server listens",
+		.def = "60",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = nullptr,
+	},
+};
+
+std::string job_port(thread_data *td)
+{
+	const char *base = options_of(td).port;
+	char *end = nullptr;
+	errno = 0;
+	unsigned long port = base ? std::strtoul(base, &end, 10) : 0;
+	if (!base || !*base || *end || errno)
+		port = 0;
+	else
+		port += td->thread_number - 1;
+	if (port == 0 || port > 65535) {
+		report(td, "port=%s: job %u would use port %lu, not in 1..65535",
+			base ? base : "", td->thread_number, port);
+		return {};
+	}
+	char buf[8];
+	std::snprintf(buf, sizeof(buf), "%lu", port);
+	return buf;
+}
+
+}

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// report.hh -- how the engines tell the user what went wrong.
+#ifndef RPMA_ENGINE_REPORT_HH
+#define RPMA_ENGINE_REPORT_HH
+
+#include "fio.hh"
+
+namespace rpma_fio {
+
+// Prints "<engine>[<job number>]: <message>" through fio's log_err, which
+// also reaches the client in fio's distributed mode.
+void report(thread_data *td, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+// Reports a failed librpma call and records it as the job's error, in the
+// old engines' form (err=<rpma code>, error=<rpma_err_2str>, func=<call>).
+// Returns 1, so that hooks can `return rpma_failed(...)`.
+int rpma_failed(thread_data *td, const char *func, int ret);
+
+// Records err (an errno value) as the job's error after report() told why.
+int job_failed(thread_data *td, int err, const char *func);
+
+// librpma's own messages: warnings on stderr, more with fio --debug=net.
+void setup_rpma_logging();
+
+}
+
+#endif

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "server.hh"
+#include "conn_events.hh"
+#include "guard.hh"
+#include "options.hh"
+#include "report.hh"
+#include "workspace.hh"
+
+#include <infiniband/verbs.h>
+
+#include <cerrno>
+#include <vector>
+
+namespace rpma_fio {
+
+namespace {
+
+Server *server_of(thread_data *td)
+{
+	return static_cast<Server *>(td->io_ops_data);
+}
+
+constexpr int ESTABLISH_TIMEOUT_MS = 10000;
+constexpr int GOODBYE_TIMEOUT_MS = 5000;
+
+}
+
+Server::~Server()
+{
+	rpma_conn_delete(&conn_);
+	rpma_mr_dereg(&mr_);
+	mem_.unmap();
+	rpma_peer_delete(&peer_);
+}
+
+int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
+{
+	setup_rpma_logging();
+	const Options &o = options_of(td);
+	if (!o.serverip || !*o.serverip) {
+		report(td, "serverip= (the address to listen on) is not set");
+		return job_failed(td, EINVAL, "serverip");
+	}
+	if (job_port(td).empty())
+		return job_failed(td, EINVAL, "port");
+
+	std::unique_ptr<Server> s = make();
+	s->td_ = td;
+	ibv_context *dev;
+	int ret = rpma_utils_get_ibv_context(o.serverip,
+		RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev);
+	if (ret) {
+		report(td, "serverip=%s is not the address of an RDMA device here",
+			o.serverip);
+		return rpma_failed(td, "rpma_utils_get_ibv_context", ret);
+	}
+	if ((ret = rpma_peer_new(dev, &s->peer_)))
+		return rpma_failed(td, "rpma_peer_new", ret);
+	td->io_ops_data = s.release();
+	return 0;
+}
+
+// The "file" of a server job is the memory of one connection: size= bytes.
+int Server::get_file_size(thread_data *td, fio_file *f)
+{
+	if (!td->o.size) {
+		report(td, "size= (the memory for each client) is not set");
+		return job_failed(td, EINVAL, "size");
+	}
+	f->real_file_size = td->o.size;
+	fio_file_set_size_known(f);
+	return 0;
+}
+
+int Server::open_file(thread_data *td, fio_file *f)
+{
+	Server *s = server_of(td);
+	if (s->served_)
+		return 0;
+	return s->expose(f) || s->accept();
+}
+
+int Server::expose(fio_file *f)
+{
+	if (mem_.map(td_, f->file_name, td_->o.size))
+		return 1;
+	int usage = RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_READ_DST |
+		RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_WRITE_DST |
+		(mem_.persistent() ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT :
+			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+	int ret = rpma_mr_reg(peer_, mem_.base(), mem_.size(), usage, &mr_);
+	if (ret && mem_.kind() == Memory::Kind::FsDax)
+		report(td_, "registering FS DAX memory needs On-Demand Paging, "
+			"which this RDMA device may lack; a Device DAX needs none");
+	if (ret)
+		return rpma_failed(td_, "rpma_mr_reg", ret);
+	if (mem_.kind() != Memory::Kind::FsDax)
+		return 0;
+	// FS DAX is registered on demand (ODP): fault the pages in now rather
+	// than at the client's first writes, which would stall on them.
+	ret = rpma_mr_advise(mr_, 0, mem_.size(),
+		IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, IBV_ADVISE_MR_FLAG_FLUSH);
+	if (ret == RPMA_E_INVAL)
+		return rpma_failed(td_, "rpma_mr_advise", ret);
+	if (ret)
+		log_info("%s[%u]: note: prefetching %s failed (%s): the first "
+			"writes will be slower\n", td_->io_ops->name,
+			td_->thread_number, f->file_name, rpma_err_2str(ret));
+	return 0;
+}
+
+int Server::accept()
+{
+	const Options &o = options_of(td_);
+	const std::string port = job_port(td_);
+
+	std::vector<uint8_t> desc;
+	size_t desc_size;
+	rpma_mr_get_descriptor_size(mr_, &desc_size);
+	desc.resize(desc_size);
+	rpma_mr_get_descriptor(mr_, desc.data());
+	auto ws = encode_workspace(msg_slots(), o.direct_write_to_pmem, desc);
+	if (!ws) {
+		report(td_, "the memory descriptor (%zu bytes) does not fit the "
+			"workspace", desc_size);
+		return job_failed(td_, EOVERFLOW, "workspace");
+	}
+
+	rpma_ep *ep;
+	int ret = rpma_ep_listen(peer_, o.serverip, port.c_str(), &ep);
+	if (ret) {
+		report(td_, "cannot listen on %s:%s", o.serverip, port.c_str());
+		return rpma_failed(td_, "rpma_ep_listen", ret);
+	}
+	log_info("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name,
+		td_->thread_number, o.serverip, port.c_str());
+
+	ret = wait_for_client(ep);
+	if (!ret)
+		ret = connect_client(ep, *ws);
+	// one connection per job: nobody else may connect to this port
+	rpma_ep_shutdown(&ep);
+	if (ret)
+		return ret;
+
+	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	ret = next_conn_event(conn_, ESTABLISH_TIMEOUT_MS, &ev);
+	if (ret < 0)
+		return rpma_failed(td_, "rpma_conn_next_event", ret);
+	if (ret == 1 || ev != RPMA_CONN_ESTABLISHED) {
+		report(td_, "the client's connection did not come up (%s)",
+			ret == 1 ? "timed out" : rpma_utils_conn_event_2str(ev));
+		return job_failed(td_, ECONNABORTED, "accept");
+	}
+	return 0;
+}
+
+// Waits for a connection request, within runtime= if there is one.
+int Server::wait_for_client(rpma_ep *ep)
+{
+	int fd;
+	rpma_ep_get_fd(ep, &fd);
+	const auto start = Clock::now();
+	while (!fd_readable(fd, POLL_MS)) {
+		if (td_->terminate)
+			return job_failed(td_, EINTR, "accept");
+		if (td_->o.timeout && Clock::now() - start >
+		    std::chrono::microseconds(td_->o.timeout)) {
+			report(td_, "no client connected within runtime=%llus",
+				td_->o.timeout / 1000000);
+			return job_failed(td_, ETIMEDOUT, "accept");
+		}
+	}
+	return 0;
+}
+
+int Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
+{
+	rpma_conn_cfg *cfg;
+	int ret = rpma_conn_cfg_new(&cfg);
+	if (ret)
+		return rpma_failed(td_, "rpma_conn_cfg_new", ret);
+	configure(cfg);
+	rpma_conn_req *req;
+	ret = rpma_ep_next_conn_req(ep, cfg, &req);
+	rpma_conn_cfg_delete(&cfg);
+	if (ret)
+		return rpma_failed(td_, "rpma_ep_next_conn_req", ret);
+	if ((ret = accepting(req))) {
+		rpma_conn_req_delete(&req);
+		return ret;
+	}
+	rpma_conn_private_data pdata{const_cast<uint8_t *>(ws.data()),
+		static_cast<uint8_t>(ws.size())};
+	ret = rpma_conn_req_connect(&req, &pdata, &conn_);
+	return ret ? rpma_failed(td_, "rpma_conn_req_connect", ret) : 0;
+}
+
+int Server::connection_ended(rpma_conn_event ev, bool end_expected)
+{
+	if (ev == RPMA_CONN_CLOSED) {
+		closed_ = true;
+		if (end_expected)
+			return 0;
+		report(td_, "the client disconnected before ending the run "
+			"(was it killed?)");
+	} else {
+		report(td_, "the connection to the client failed (%s)",
+			rpma_utils_conn_event_2str(ev));
+	}
+	return job_failed(td_, ECONNRESET, "connection");
+}
+
+// All of the job's I/O is the serving of its one connection.
+fio_q_status Server::queue(thread_data *td, io_u *)
+{
+	Server *s = server_of(td);
+	if (!s->served_) {
+		s->served_ = true;
+		s->serve();
+	}
+	td->done = 1;
+	return FIO_Q_COMPLETED;
+}
+
+int Server::close_file(thread_data *td, fio_file *)
+{
+	server_of(td)->goodbye();
+	return 0;
+}
+
+// After a good run the client disconnects by itself; after a failure the
+// client may be waiting for an answer, so disconnect it at once.
+void Server::goodbye()
+{
+	if (conn_ && !closed_ && !td_->error) {
+		const auto deadline = Clock::now() +
+			std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
+		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		while (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST &&
+		       next_conn_event(conn_, ms_left(deadline), &ev) == 0)
+			;
+	}
+	if (conn_)
+		rpma_conn_disconnect(conn_);
+	rpma_conn_delete(&conn_);
+	rpma_mr_dereg(&mr_);
+	mem_.unmap();
+}
+
+int Server::invalidate(thread_data *, fio_file *)
+{
+	return 0;
+}
+
+void Server::cleanup(thread_data *td)
+{
+	if (!fio_known_good())
+		return;
+	delete server_of(td);
+	td->io_ops_data = nullptr;
+}
+
+}

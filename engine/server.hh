@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// server.hh -- the part of librpma_apm_server and librpma_gpspm_server that
+// does not depend on the persistency method.
+//
+// Each server job serves one client connection. Opening its "file" maps
+// the memory, registers it, listens on serverip:port+N-1 and accepts one
+// connection, describing the memory in the accept's private data (the
+// workspace). The job's first I/O then serves the connection until the
+// client ends it; that ends the job. A client that vanishes ends it too,
+// with an error.
+#ifndef RPMA_ENGINE_SERVER_HH
+#define RPMA_ENGINE_SERVER_HH
+
+#include "fio.hh"
+#include "server_memory.hh"
+
+#include <librpma.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+namespace rpma_fio {
+
+class Server {
+public:
+	virtual ~Server();
+
+	// fio's hooks; `make` creates the APM or the GPSPM flavour.
+	static int init(thread_data *td, std::unique_ptr<Server> (*make)());
+	static int get_file_size(thread_data *td, fio_file *f);
+	static int open_file(thread_data *td, fio_file *f);
+	static int close_file(thread_data *td, fio_file *f);
+	static int invalidate(thread_data *td, fio_file *f);
+	static fio_q_status queue(thread_data *td, io_u *u);
+	static void cleanup(thread_data *td);
+
+protected:
+	// Receives the flavour posts before accepting (max_msg_num).
+	virtual uint16_t msg_slots() const { return 0; }
+	// Queues of the connection; called before the connection exists.
+	virtual void configure(rpma_conn_cfg *) {}
+	// Before the accept: the last moment to post receives on req.
+	virtual int accepting(rpma_conn_req *) { return 0; }
+	// Serves the connection until the client ends the run: 0, or 1 after
+	// reporting an error.
+	virtual int serve() = 0;
+
+	// What a connection event during serve() means. Returns 0 if the run
+	// ended as it should (the client disconnected after end_expected),
+	// else 1 after reporting.
+	int connection_ended(rpma_conn_event ev, bool end_expected);
+
+	thread_data *td_ = nullptr;
+	rpma_peer *peer_ = nullptr;
+	rpma_conn *conn_ = nullptr;
+	Memory mem_;
+	bool closed_ = false;	// the client's disconnect has arrived
+
+private:
+	int expose(fio_file *f);
+	int accept();
+	int wait_for_client(rpma_ep *ep);
+	int connect_client(rpma_ep *ep, std::span<const uint8_t> ws);
+	void goodbye();
+
+	rpma_mr_local *mr_ = nullptr;
+	bool served_ = false;
+};
+
+}
+
+#endif

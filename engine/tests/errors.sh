@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# engine/tests/errors.sh -- what users see when something goes wrong: each
+# case expects a failure (or an end) within seconds and a clear message.
+# Sourced by in-vm.sh after lib.sh.
+
+# expect NAME CONDITION-DESCRIPTION COMMAND...: pass if COMMAND is true
+expect() {
+	local name=$1 what=$2
+	shift 2
+	if "$@"; then
+		pass "$name"
+	else
+		fail "$name" "$what"
+	fi
+}
+
+has() { # has server|client TEXT: what that fio printed contains TEXT
+	# log_err goes to stderr, log_info to the --output file
+	cat "$case_dir/$1.log" "$case_dir/$1.json" 2>/dev/null | grep -qF -- "$2"
+}
+
+# A client killed in the middle of a run: its server ends within seconds.
+dead_client() {
+	local kind=$1 name=$1-dead-client src
+	begin_case "$name"
+	fio_server "$kind" --filename=malloc --size=8m --iodepth=4
+	fio_start client "$kind" --rw=randwrite --bs=4k --iodepth=4 --size=8m --time_based --runtime=120
+	local client=$FIO_PID
+	wait_for_text "$case_dir/server.json" "waiting for a client" 30
+	sleep 5	# connected and writing
+	kill -9 "$client"
+	wait "$client" 2>/dev/null
+	wait_exit "$SERVER_PID" 15
+	src=$?
+	if ((src == 124)); then
+		fail "$name" "the server still runs 15 s after its client died"
+	elif [[ $kind == gpspm ]]; then
+		# GPSPM knows that the run did not end: the client sent no end
+		expect "$name" "no error exit or no message" \
+			eval '((src)) && has server "disconnected before ending the run"'
+	else
+		pass "$name" "server exit status $src"
+	fi
+}
+
+# A server killed in the middle of a run: its client fails within seconds.
+dead_server() {
+	local kind=$1 name=$1-dead-server crc
+	begin_case "$name"
+	fio_server "$kind" --filename=malloc --size=8m --iodepth=4
+	fio_start client "$kind" --rw=randwrite --bs=4k --iodepth=4 --size=8m --time_based --runtime=120
+	local client=$FIO_PID
+	wait_for_text "$case_dir/server.json" "waiting for a client" 30
+	sleep 5
+	kill -9 "$SERVER_PID"
+	wait "$SERVER_PID" 2>/dev/null
+	wait_exit "$client" 20
+	crc=$?
+	if ((crc == 124)); then
+		fail "$name" "the client still runs 20 s after its server died"
+	else
+		expect "$name" "no error exit or no message" eval \
+			'((crc)) && { has client "an RDMA operation failed" || has client "the server ended the connection"; }'
+	fi
+}
+
+# A client range beyond the server's memory is refused before any I/O.
+size_too_big() {
+	local kind=$1 name=$1-size-too-big crc
+	begin_case "$name"
+	fio_server "$kind" --filename=malloc --size=1m
+	fio_client "$kind" --rw=write --bs=4k --size=4m
+	crc=$?
+	wait_exit "$SERVER_PID" 15
+	expect "$name" "not refused with a message" \
+		eval '((crc)) && has client "reaches past the end of the server'"'"'s memory"'
+}
+
+# Nobody listens: the client waits connect_timeout seconds, then says so.
+no_server() {
+	local name=no-server crc start=$SECONDS
+	begin_case "$name"
+	fio_client apm --rw=write --bs=4k --size=1m --connect_timeout=3
+	crc=$?
+	expect "$name" "no error exit, no message or not within 3..20 s" \
+		eval '((crc && SECONDS - start >= 3 && SECONDS - start < 20)) && has client "no server listens at"'
+}
+
+# The server starts late: the client waits for it (the old engines gave up
+# when the server first laid out its file).
+late_server() {
+	local name=late-server crc
+	begin_case "$name"
+	fio_start client apm --rw=write --bs=4k --size=1m --connect_timeout=60
+	local client=$FIO_PID
+	sleep 8
+	fio_server apm --filename=malloc --size=1m
+	wait_exit "$client" 120
+	crc=$?
+	wait_exit "$SERVER_PID" 15
+	expect "$name" "the client did not wait for the server" \
+		eval '((crc == 0)) && has client "connected after"'
+}
+
+# create_serialize=1 (fio's default) without size=: a message, no crash.
+no_size() {
+	local name=no-size crc
+	begin_case "$name"
+	fio_client apm --rw=write --bs=4k --connect_timeout=1
+	crc=$?
+	expect "$name" "no message, or a crash" \
+		eval '((crc && crc < 128)) && has client "set size= or create_serialize=0"'
+}
+
+# An APM client must not believe a flush of PMem persists what the server
+# does not promise (direct_write_to_pmem=0).
+apm_pmem_without_dwtp() {
+	local name=apm-pmem-without-direct-write crc
+	[[ -n "${RPMA_TEST_DEVDAX:-}" ]] || return 0
+	begin_case "$name"
+	fio_server apm --filename="$RPMA_TEST_DEVDAX" --size=2m
+	fio_client apm --rw=write --bs=4k --size=1m
+	crc=$?
+	wait_exit "$SERVER_PID" 15
+	expect "$name" "not refused with a message" \
+		eval '((crc)) && has client "use librpma_gpspm_* instead"'
+}
+
+# FS DAX needs On-Demand Paging, which rxe of Debian 12's kernel lacks:
+# the server says so instead of failing obscurely.
+fsdax_without_odp() {
+	local name=fsdax-registration src
+	[[ -n "${RPMA_TEST_FSDAX:-}" ]] || return 0
+	begin_case "$name"
+	truncate -s 4m "$RPMA_TEST_FSDAX/$name"
+	fio_server gpspm --filename="$RPMA_TEST_FSDAX/$name" --size=4m
+	fio_client gpspm --rw=write --bs=4k --size=4m --verify=crc32c --connect_timeout=5
+	wait_exit "$SERVER_PID" 15
+	src=$?
+	if ((src == 0)); then
+		pass "$name" "FS DAX registered (ODP available)"
+	else
+		expect "$name" "no message" has server "needs On-Demand Paging"
+	fi
+}
+
+error_cases() {
+	local kind
+	for kind in apm gpspm; do
+		dead_client "$kind"
+		dead_server "$kind"
+		size_too_big "$kind"
+	done
+	no_server
+	late_server
+	no_size
+	apm_pmem_without_dwtp
+	fsdax_without_odp
+}

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# engine/tests/in-vm.sh [quick|full] -- runs the engine tests inside the VM
+# that engine/tests/engines boots; the host judges them (evaluate.py).
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+# shellcheck source=matrix.sh
+. "$here/matrix.sh"
+# shellcheck source=errors.sh
+. "$here/errors.sh"
+# shellcheck source=interop.sh
+. "$here/interop.sh"
+
+case ${1:-quick} in
+quick) matrix_quick ;;
+full) matrix_full ;;
+*) echo "usage: $0 [quick|full]" >&2; exit 2 ;;
+esac
+extras
+examples_case apm
+examples_case gpspm
+distributed_case
+pmem_cases
+error_cases
+if [[ -n "${OLD_FIO:-}" ]]; then
+	interop_cases
+else
+	echo "  (no OLD_FIO: skipping the cases against the old engines)"
+fi
