@@ -16,7 +16,7 @@ expect() {
 
 has() { # has server|client TEXT: what that fio printed contains TEXT
 	# log_err goes to stderr, log_info to the --output file
-	cat "$case_dir/$1.log" "$case_dir/$1.json" 2>/dev/null | grep -qF -- "$2"
+	grep -qsF -- "$2" "$case_dir/$1.log" "$case_dir/$1.json"
 }
 
 # A client killed in the middle of a run: its server ends within seconds.
