@@ -57,15 +57,5 @@ out:
 int
 main(int argc, char *argv[])
 {
-	if (argc != 3 && argc != 4) {
-		fprintf(stderr, "usage: %s <addr> <port> [<pmem-path>]\n",
-			argv[0]);
-		return EXIT_FAILURE;
-	}
-	struct ex_mem mem;
-	if (ex_mem_open(argc == 4 ? argv[3] : NULL, DATA_SIZE, &mem))
-		return EXIT_FAILURE;
-	int result = ex_server_run(argv[1], argv[2], serve, &mem);
-	ex_mem_close(&mem);
-	return result;
+	return ex_mem_server_main(argc, argv, DATA_SIZE, serve);
 }

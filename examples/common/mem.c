@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -131,4 +132,20 @@ ex_mem_close(struct ex_mem *mem)
 	if (mem->fd >= 0)
 		close(mem->fd);
 	*mem = (struct ex_mem){.fd = -1};
+}
+
+int
+ex_mem_server_main(int argc, char *argv[], size_t size, ex_serve_fn *serve)
+{
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s <addr> <port> [<pmem-path>]\n",
+			argv[0]);
+		return EXIT_FAILURE;
+	}
+	struct ex_mem mem;
+	if (ex_mem_open(argc == 4 ? argv[3] : NULL, size, &mem))
+		return EXIT_FAILURE;
+	int result = ex_server_run(argv[1], argv[2], serve, &mem);
+	ex_mem_close(&mem);
+	return result;
 }

@@ -13,6 +13,8 @@
 
 #include <libpmem2.h>
 
+#include "conn.h"
+
 struct ex_mem {
 	void *ptr;
 	size_t size;
@@ -36,5 +38,11 @@ void ex_mem_persist(const struct ex_mem *mem, size_t off, size_t len);
 int ex_mem_flush_usage(const struct ex_mem *mem);
 
 void ex_mem_close(struct ex_mem *mem);
+
+/*
+ * main() of a server exposing size bytes: `<addr> <port> [<pmem-path>]`,
+ * then serve() with the struct ex_mem as its argument; an exit status
+ */
+int ex_mem_server_main(int argc, char *argv[], size_t size, ex_serve_fn *serve);
 
 #endif /* EXAMPLES_COMMON_MEM_H */
