@@ -20,8 +20,13 @@ private:
 	int code_;
 };
 
-// Logs "<call> failed: <strerror(err)>" and returns RPMA_E_PROVIDER.
+// Logs "<call> failed: <strerror(err)>", sets errno to err, remembers it
+// for this thread (last_provider_errno) and returns RPMA_E_PROVIDER.
 int provider_error(const char *call, int err) noexcept;
+
+// The err of this thread's latest provider_error(): the C API leaves it in
+// errno with RPMA_E_PROVIDER, after destructors may have changed errno.
+int last_provider_errno() noexcept;
 
 // The same, thrown.
 [[noreturn]] void throw_provider(const char *call, int err);

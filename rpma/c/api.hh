@@ -3,6 +3,7 @@
 // guard that turns exceptions into error codes at the boundary.
 #pragma once
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -58,19 +59,25 @@ template <typename Handle, typename Object> Handle *handle(Object *object) noexc
 	return reinterpret_cast<Handle *>(object);
 }
 
-// Runs body() and maps what it throws to an error code.
+// Runs body() and maps what it throws to an error code. With
+// RPMA_E_PROVIDER, errno is the provider's error (EADDRINUSE, ...), so that
+// a caller can tell its user more than "provider error".
 template <typename Body> int guarded(Body &&body) noexcept
 {
+	int ret;
 	try {
-		return body();
+		ret = body();
 	} catch (const Error &error) {
-		return error.code();
+		ret = error.code();
 	} catch (const std::bad_alloc &) {
-		return RPMA_E_NOMEM;
+		ret = RPMA_E_NOMEM;
 	} catch (...) {
 		RPMA_LOG_ERROR("unexpected exception");
-		return RPMA_E_UNKNOWN;
+		ret = RPMA_E_UNKNOWN;
 	}
+	if (ret == RPMA_E_PROVIDER)
+		errno = last_provider_errno();
+	return ret;
 }
 
 // Creates an object and publishes its handle through *out only on success.

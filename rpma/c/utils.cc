@@ -37,6 +37,7 @@ RPMA_EXPORT int rpma_utils_get_ibv_context(const char *addr, rpma_util_ibv_conte
 	// A wildcard address binds to no device at all.
 	if (!context) {
 		RPMA_LOG_ERROR("no RDMA device serves the address %s", addr);
+		errno = ENODEV;
 		return RPMA_E_PROVIDER;
 	}
 	*ibv_ctx_ptr = context;

@@ -99,8 +99,11 @@ public:
 					fake::Call::rdma_listen}) {
 			fake::fail(call, EADDRINUSE);
 			rpma_ep *out = sentinel;
+			errno = 0;
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(call), RPMA_E_PROVIDER,
 						     rpma_ep_listen(peer, address, service, &out));
+			// what lets a caller say "port in use"
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(call), EADDRINUSE, errno);
 			CPPUNIT_ASSERT(out == sentinel);
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(call), std::string("1 ibv_pd"),
 						     fake::live_objects());
