@@ -129,7 +129,12 @@ int Server::accept()
 	rpma_ep *ep;
 	int ret = rpma_ep_listen(peer_, o.serverip, port.c_str(), &ep);
 	if (ret) {
-		report(td_, "cannot listen on %s:%s", o.serverip, port.c_str());
+		if (ret == RPMA_E_PROVIDER && errno == EADDRINUSE)
+			report(td_, "cannot listen on %s:%s: the port is in use "
+				"(another server, or one still ending); stop it or "
+				"choose another port=", o.serverip, port.c_str());
+		else
+			report(td_, "cannot listen on %s:%s", o.serverip, port.c_str());
 		return rpma_failed(td_, "rpma_ep_listen", ret);
 	}
 	log_info("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name,

@@ -86,6 +86,40 @@ no_server() {
 		eval '((crc && SECONDS - start >= 3 && SECONDS - start < 20)) && has client "no server listens at"'
 }
 
+# A client's flush request for a range outside the server's memory, or
+# bytes that are no request: the server persists nothing, ends the
+# connection and fails its job with the reason.
+gpspm_bad_request() {
+	local what=$1 name=gpspm-bad-request-$1 message=$2 rrc src
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
+	begin_case "$name"
+	fio_server gpspm --filename=malloc --size=1m
+	wait_for_text "$case_dir/server.json" "waiting for a client" 30
+	"$ROGUE_CLIENT" "$ip" "$port" "$what" >"$case_dir/client.log" 2>&1
+	rrc=$?
+	wait_exit "$SERVER_PID" 15
+	src=$?
+	expect "$name" "client status $rrc, server status $src, or no message" \
+		eval '((rrc == 0 && src && src != 124)) && has server "$message"'
+}
+
+# A second server on a busy port: refused at once, with the reason.
+port_in_use() {
+	local name=port-in-use src
+	begin_case "$name"
+	fio_server apm --filename=malloc --size=1m
+	local first=$SERVER_PID
+	wait_for_text "$case_dir/server.json" "waiting for a client" 30
+	mv "$case_dir/server.log" "$case_dir/first-server.log"
+	fio_server apm --filename=malloc --size=1m
+	wait_exit "$SERVER_PID" 15
+	src=$?
+	kill "$first" 2>/dev/null
+	wait "$first" 2>/dev/null
+	expect "$name" "no error exit within 15 s or no message" \
+		eval '((src && src != 124)) && has server "the port is in use"'
+}
+
 # The server starts late: the client waits for it (the old engines gave up
 # when the server first laid out its file).
 late_server() {
@@ -152,6 +186,9 @@ error_cases() {
 		size_too_big "$kind"
 	done
 	no_server
+	port_in_use
+	gpspm_bad_request range "refusing to flush"
+	gpspm_bad_request garbage "cannot unpack a flush request"
 	late_server
 	no_size
 	apm_pmem_without_dwtp

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# engine/tests/version-mismatch.sh -- an engine loaded by a fio other than
+# the one it was built for refuses with a message, before it touches fio's
+# structures. Each engine is copied with its recorded fio version changed
+# (same length), then loaded by this host's fio: no RDMA needed.
+set -uo pipefail
+: "${ENGINE_DIR:?}" "${FIO_VERSION_H:?}"
+export LD_LIBRARY_PATH=${RPMA_LIB_DIR:+$RPMA_LIB_DIR:}${LD_LIBRARY_PATH:-}
+if ! command -v fio >/dev/null; then
+	echo "version-mismatch: SKIP: no fio"
+	exit 77
+fi
+built_for=$(sed -n 's/^#define RPMA_FIO_BUILT_FOR "\(.*\)"$/\1/p' "$FIO_VERSION_H")
+[[ -n "$built_for" ]] || { echo "version-mismatch: no version in $FIO_VERSION_H"; exit 99; }
+# every digit 9 (or 8 when it is already all nines): same length, other fio
+other=$(tr 0-8 9 <<<"$built_for")
+[[ $other != "$built_for" ]] || other=$(tr 9 8 <<<"$built_for")
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+passed=0 failed=0
+for engine in apm_client apm_server gpspm_client gpspm_server; do
+	copy=$scratch/librpma_$engine.so
+	python3 - "$ENGINE_DIR/librpma_$engine.so" "$copy" "$built_for" "$other" <<'PY'
+import sys
+src, dst, old, new = sys.argv[1:]
+data = open(src, "rb").read()
+old, new = old.encode() + b"\0", new.encode() + b"\0"
+if data.count(old) != 1:
+    sys.exit(f"{src}: {data.count(old)} copies of the version string")
+open(dst, "wb").write(data.replace(old, new))
+PY
+	status=0
+	timeout 60 fio --name=mismatch --ioengine="external:$copy" --thread \
+		--serverip=127.0.0.1 --port=7204 --filename=malloc --size=1m \
+		--rw=write --create_serialize=0 >"$scratch/out" 2>&1 || status=$?
+	if ((status != 0 && status < 124)) &&
+		grep -qF "built for $other but is loaded by" "$scratch/out"; then
+		echo "PASS: librpma_$engine refuses a fio it was not built for"
+		passed=$((passed + 1))
+	else
+		echo "FAIL: librpma_$engine in another fio: status $status, output:"
+		sed 's/^/  /' "$scratch/out"
+		failed=$((failed + 1))
+	fi
+done
+echo "$passed passed, $failed failed"
+((failed == 0))
