@@ -3,8 +3,11 @@
 // stderr line.
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <regex>
+#include <thread>
+#include <vector>
 
 #include "c_callers.h"
 #include "fixture.hh"
@@ -60,6 +63,13 @@ template <typename Body> std::string stderr_of(Body body)
 	return text;
 }
 
+std::atomic<int> counted_messages;
+
+void count_message(rpma_log_level, const char *, int, const char *, const char *, ...)
+{
+	counted_messages++;
+}
+
 } // namespace
 
 class LogTest : public Fixture {
@@ -69,6 +79,7 @@ class LogTest : public Fixture {
 	CPPUNIT_TEST(get_threshold_rejects_bad_values);
 	CPPUNIT_TEST(thresholds_round_trip);
 	CPPUNIT_TEST(user_function_gets_messages);
+	CPPUNIT_TEST(logging_from_threads);
 	CPPUNIT_TEST(main_threshold_gates_user_function);
 	CPPUNIT_TEST(aux_threshold_does_not_gate_user_function);
 	CPPUNIT_TEST(set_function_never_fails);
@@ -134,6 +145,35 @@ public:
 		CPPUNIT_ASSERT(record.message.find("supported") != std::string::npos);
 		// upstream hands the format over with the newline appended
 		CPPUNIT_ASSERT_EQUAL('\n', record.message.back());
+	}
+
+	// docs/thread-safety.md: messages from several threads reach the
+	// function while another thread changes and reads the thresholds.
+	void logging_from_threads()
+	{
+		counted_messages = 0;
+		rpma_log_set_function(count_message);
+		rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_INFO);
+		std::atomic<bool> done{false};
+		std::thread changer([&done] {
+			rpma_log_level level;
+			while (!done) {
+				rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
+				rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED);
+				rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &level);
+			}
+		});
+		std::vector<std::thread> loggers;
+		for (int t = 0; t < 4; t++)
+			loggers.emplace_back([] {
+				for (int i = 0; i < 200; i++)
+					log_info_message();
+			});
+		for (auto &t : loggers)
+			t.join();
+		done = true;
+		changer.join();
+		CPPUNIT_ASSERT_EQUAL(800, counted_messages.load());
 	}
 
 	void main_threshold_gates_user_function()
