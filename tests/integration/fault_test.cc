@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The peer process dies in the middle of a transfer: the survivor must
-// learn of it (an error completion or a LOST/CLOSED event) within a bound,
-// and never hang.
+// Faults in the middle of a transfer: the peer process dies, or the link
+// goes down. The survivor must learn of it (an error completion or a
+// LOST/CLOSED event) within a bound, and never hang; the time it took is
+// printed. Also: a peer restarted on the same port serves a new client.
+// The link test (DisruptiveFaultTest) runs only when asked for by name and
+// RPMA_TEST_NETDEV names a link it may take down (the test VM's).
 
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <fcntl.h>
 #include <iostream>
 #include <signal.h>
@@ -72,7 +78,7 @@ private:
 
 constexpr size_t CHUNK = 64 * 1024;
 constexpr int IN_FLIGHT = 4;
-constexpr int BEFORE_KILL = 8;
+constexpr int BEFORE_FAULT = 8;
 // rxe retries a dead peer 7 times before it gives up
 constexpr int DETECT_MS = 60000;
 
@@ -130,11 +136,93 @@ private:
 	bool posting_ = true;
 };
 
+// A connection to a peer process on port, with the peer's region.
+struct ToPeer {
+	Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
+	Conn conn;
+	MrRemote dst;
+	std::vector<unsigned char> mem = std::vector<unsigned char>(CHUNK, 0x5a);
+	MrLocal src = reg(peer.get(), mem.data(), CHUNK, RPMA_MR_USAGE_WRITE_SRC);
+
+	explicit ToPeer(const std::string &port)
+	{
+		rpma_conn_req *req = nullptr;
+		RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(), port.c_str(),
+			nullptr, &req));
+		rpma_conn *raw = nullptr;
+		RPMA_OK(rpma_conn_req_connect(&req, nullptr, &raw));
+		conn.reset(raw);
+		expect_event(conn.get(), RPMA_CONN_ESTABLISHED);
+		rpma_conn_private_data pd{};
+		RPMA_OK(rpma_conn_get_private_data(conn.get(), &pd));
+		rpma_mr_remote *dst_raw = nullptr;
+		RPMA_OK(rpma_mr_remote_from_descriptor(pd.ptr, pd.len, &dst_raw));
+		dst.reset(dst_raw);
+	}
+};
+
+// Writes to the peer until BEFORE_FAULT writes are done, runs fault(), and
+// goes on until a failed write or a LOST/CLOSED event says so; prints and
+// returns how long that took after the fault, in ms.
+long long writes_notice(ToPeer &to, const std::function<void()> &fault)
+{
+	Writer w(to.conn.get(), to.dst.get(), to.src.get());
+	int cq_fd = -1, event_fd = -1;
+	RPMA_OK(rpma_cq_get_fd(w.cq(), &cq_fd));
+	RPMA_OK(rpma_conn_get_event_fd(to.conn.get(), &event_fd));
+
+	Deadline deadline(DETECT_MS);
+	bool faulted = false, noticed = false;
+	std::chrono::steady_clock::time_point fault_time;
+	while (!noticed) {
+		if (!faulted && w.done() >= BEFORE_FAULT) {
+			fault();
+			faulted = true;
+			fault_time = std::chrono::steady_clock::now();
+		}
+		w.refill();
+		if (w.drain()) {
+			CPPUNIT_ASSERT_MESSAGE("a write failed before the fault", faulted);
+			break;
+		}
+		auto ready = poll_fds({cq_fd, event_fd}, deadline);
+		CPPUNIT_ASSERT_MESSAGE("the fault went unnoticed", !ready.empty());
+		for (size_t i : ready) {
+			if (i == 0) {
+				RPMA_OK(rpma_cq_wait(w.cq()));
+				continue;
+			}
+			rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+			RPMA_OK(rpma_conn_next_event(to.conn.get(), &ev));
+			CPPUNIT_ASSERT_MESSAGE(rpma_utils_conn_event_2str(ev),
+				ev == RPMA_CONN_LOST || ev == RPMA_CONN_CLOSED);
+			CPPUNIT_ASSERT_MESSAGE("the connection ended before the fault",
+				faulted);
+			std::cout << "  noticed: " << rpma_utils_conn_event_2str(ev)
+				<< std::endl;
+			noticed = true;
+		}
+	}
+	CPPUNIT_ASSERT(faulted && w.done() >= BEFORE_FAULT);
+	const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+		std::chrono::steady_clock::now() - fault_time).count();
+	std::cout << "  noticed " << ms << " ms after the fault" << std::endl;
+	return ms;
+}
+
+// `ip link set DEV up|down`
+void set_link(const char *dev, const char *state)
+{
+	const std::string cmd = std::string("ip link set ") + dev + " " + state;
+	CPPUNIT_ASSERT_EQUAL_MESSAGE(cmd, 0, std::system(cmd.c_str()));
+}
+
 } // namespace
 
 class FaultTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST_SUITE(FaultTest);
 	CPPUNIT_TEST(peer_killed_mid_transfer);
+	CPPUNIT_TEST(peer_restarted_serves_new_client);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -143,68 +231,72 @@ public:
 		std::string port = next_port();
 		Child child(port);
 		child.wait_listening();
+		ToPeer to(port);
+		writes_notice(to, [&child] { child.kill_now(); });
+	}
 
-		Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
-		rpma_conn_req *req = nullptr;
-		RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(), port.c_str(),
-			nullptr, &req));
-		rpma_conn *raw = nullptr;
-		RPMA_OK(rpma_conn_req_connect(&req, nullptr, &raw));
-		Conn conn(raw);
-		expect_event(conn.get(), RPMA_CONN_ESTABLISHED);
-		rpma_conn_private_data pd{};
-		RPMA_OK(rpma_conn_get_private_data(conn.get(), &pd));
-		rpma_mr_remote *dst_raw = nullptr;
-		RPMA_OK(rpma_mr_remote_from_descriptor(pd.ptr, pd.len,
-			&dst_raw));
-		MrRemote dst(dst_raw);
-		std::vector<unsigned char> mem(CHUNK, 0x5a);
-		MrLocal src = reg(peer.get(), mem.data(), CHUNK,
-			RPMA_MR_USAGE_WRITE_SRC);
-
-		Writer w(conn.get(), dst.get(), src.get());
-		int cq_fd = -1, event_fd = -1;
-		RPMA_OK(rpma_cq_get_fd(w.cq(), &cq_fd));
-		RPMA_OK(rpma_conn_get_event_fd(conn.get(), &event_fd));
-
-		Deadline deadline(DETECT_MS);
-		bool killed = false, noticed = false;
-		while (!noticed) {
-			if (!killed && w.done() >= BEFORE_KILL) {
-				child.kill_now();
-				killed = true;
-			}
-			w.refill();
-			if (w.drain()) {
-				CPPUNIT_ASSERT_MESSAGE("a write failed while the "
-					"peer was alive", killed);
-				noticed = true;
-				break;
-			}
-			auto ready = poll_fds({cq_fd, event_fd}, deadline);
-			CPPUNIT_ASSERT_MESSAGE("the peer's death went unnoticed",
-				!ready.empty());
-			for (size_t i : ready) {
-				if (i == 0) {
-					RPMA_OK(rpma_cq_wait(w.cq()));
-					continue;
-				}
-				rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-				RPMA_OK(rpma_conn_next_event(conn.get(), &ev));
-				CPPUNIT_ASSERT_MESSAGE(
-					rpma_utils_conn_event_2str(ev),
-					ev == RPMA_CONN_LOST ||
-					ev == RPMA_CONN_CLOSED);
-				CPPUNIT_ASSERT_MESSAGE("the connection ended "
-					"while the peer was alive", killed);
-				std::cout << "  noticed: "
-					<< rpma_utils_conn_event_2str(ev)
-					<< std::endl;
-				noticed = true;
-			}
+	// The server process dies and a new one listens on the same port: a
+	// new client connects to it and writes, as if nothing had happened.
+	void peer_restarted_serves_new_client()
+	{
+		std::string port = next_port();
+		{
+			Child first(port);
+			first.wait_listening();
+			ToPeer to(port);
+			writes_notice(to, [&first] { first.kill_now(); });
 		}
-		CPPUNIT_ASSERT(killed && w.done() >= BEFORE_KILL);
+		Child second(port);
+		second.wait_listening();
+		ToPeer to(port);
+		Writer w(to.conn.get(), to.dst.get(), to.src.get());
+		Deadline deadline;
+		while (w.done() < BEFORE_FAULT) {
+			w.refill();
+			CPPUNIT_ASSERT_MESSAGE("a write to the new peer failed", !w.drain());
+			if (w.done() >= BEFORE_FAULT)
+				break;
+			wait_readable(cq_fd_of(w.cq()), deadline, "a completion");
+			RPMA_OK(rpma_cq_wait(w.cq()));
+		}
+	}
+
+private:
+	static int cq_fd_of(rpma_cq *cq)
+	{
+		int fd = -1;
+		RPMA_OK(rpma_cq_get_fd(cq, &fd));
+		return fd;
+	}
+};
+
+// Takes a network link down: never run unless asked for by name.
+class DisruptiveFaultTest : public CppUnit::TestFixture {
+	CPPUNIT_TEST_SUITE(DisruptiveFaultTest);
+	CPPUNIT_TEST(link_down_mid_transfer);
+	CPPUNIT_TEST_SUITE_END();
+
+public:
+	void link_down_mid_transfer()
+	{
+		const char *dev = std::getenv("RPMA_TEST_NETDEV");
+		CPPUNIT_ASSERT_MESSAGE("RPMA_TEST_NETDEV names no link to take down",
+			dev && *dev);
+		std::string port = next_port();
+		Child child(port);
+		child.wait_listening();
+		ToPeer to(port);
+		bool down = false;
+		try {
+			writes_notice(to, [&] { set_link(dev, "down"); down = true; });
+		} catch (...) {
+			if (down)
+				set_link(dev, "up");
+			throw;
+		}
+		set_link(dev, "up");
 	}
 };
 
 CPPUNIT_TEST_SUITE_REGISTRATION(FaultTest);
+CPPUNIT_TEST_SUITE_REGISTRATION(DisruptiveFaultTest);

@@ -51,5 +51,11 @@ if [[ -n "$pmem" ]]; then
 		"$build/examples" "$ip" $((port + 200)) "$pmem"
 fi
 
+# last: it takes the link down (and up again); only where the VM says it may
+if [[ -n "${RPMA_TEST_NETDEV:-}" ]]; then
+	RPMA_TEST_PORT=$((port + 300)) run "link down" \
+		timeout -k 10 120 "$build/tests/integration/rpma-integration" Disruptive
+fi
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
