@@ -370,7 +370,7 @@ int Client::handle(const ibv_wc &wc)
 {
 	if (wc.status != IBV_WC_SUCCESS) {
 		broken_ = true;
-		report(td_, "an RDMA operation failed: %s (did the server stop?)",
+		report(td_, "an RDMA operation failed: %s (did the server stop or the link go down?)",
 			ibv_wc_status_str(wc.status));
 		return job_failed(td_, EIO, "completion");
 	}

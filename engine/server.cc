@@ -84,8 +84,9 @@ int Server::expose(fio_file *f)
 {
 	if (mem_.map(td_, f->file_name, td_->o.size))
 		return 1;
-	int usage = RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_READ_DST |
-		RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_WRITE_DST |
+	// Least exposure: what a client does to the region, nothing more.
+	// It writes and reads it (reads, verify=), and its flush is a read.
+	int usage = RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
 		(mem_.persistent() ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT :
 			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 	int ret = rpma_mr_reg(peer_, mem_.base(), mem_.size(), usage, &mr_);

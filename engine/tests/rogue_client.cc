@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gpspm_rogue_client IP PORT range|garbage -- connects to a GPSPM server as
-// its client would and sends one bad flush request: a range past the end of
-// any server memory, or bytes that are no protobuf message. The server must
-// refuse it and end the connection; exits 0 once it did, 1 if the
-// connection is still up after 30 s, 2 on a local failure.
+// rogue_client IP PORT MODE -- connects to a server engine as its client
+// would, then misbehaves:
+//   gpspm-range    a GPSPM flush request for a range past the end of any
+//                  server memory
+//   gpspm-garbage  bytes that are no protobuf message, as a flush request
+//   outside        an RDMA write just past the end of the server's memory
+// Exits 0 when the server (or its RDMA device) did what it must: ended the
+// connection within 30 s (gpspm-*), or failed the write with a remote access
+// error (outside); 1 otherwise; 2 on a local failure.
 #include "gpspm_msg.hh"
+#include "workspace.hh"
 
 #include <librpma.h>
 #include <poll.h>
@@ -19,7 +24,7 @@ namespace {
 
 int failed(const char *what, int ret)
 {
-	std::fprintf(stderr, "gpspm_rogue_client: %s: %s\n", what, rpma_err_2str(ret));
+	std::fprintf(stderr, "rogue_client: %s: %s\n", what, rpma_err_2str(ret));
 	return 2;
 }
 
@@ -38,8 +43,10 @@ int next_event(rpma_conn *conn, int timeout_ms, rpma_conn_event &ev)
 
 int main(int argc, char *argv[])
 {
-	if (argc != 4 || (std::strcmp(argv[3], "range") && std::strcmp(argv[3], "garbage"))) {
-		std::fprintf(stderr, "usage: %s IP PORT range|garbage\n", argv[0]);
+	const std::string mode = argc == 4 ? argv[3] : "";
+	if (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside") {
+		std::fprintf(stderr, "usage: %s IP PORT gpspm-range|gpspm-garbage|outside\n",
+			argv[0]);
 		return 2;
 	}
 	ibv_context *dev;
@@ -52,17 +59,9 @@ int main(int argc, char *argv[])
 
 	std::vector<char> buf(rpma_fio::MSG_ROOM);
 	rpma_mr_local *mr;
-	if ((ret = rpma_mr_reg(peer, buf.data(), buf.size(), RPMA_MR_USAGE_SEND, &mr)))
+	if ((ret = rpma_mr_reg(peer, buf.data(), buf.size(),
+			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_WRITE_SRC, &mr)))
 		return failed("rpma_mr_reg", ret);
-	size_t len;
-	if (argv[3][0] == 'r') {
-		// one byte past the largest memory a server can have
-		rpma_fio::FlushRequest req{UINT64_MAX - 4095, 4096, 1};
-		len = rpma_fio::pack_request(req, buf.data(), buf.size());
-	} else {
-		len = 16;
-		std::memset(buf.data(), 0xff, len);
-	}
 
 	rpma_conn_req *req;
 	rpma_conn *conn;
@@ -72,23 +71,66 @@ int main(int argc, char *argv[])
 		return failed("rpma_conn_req_connect", ret);
 	rpma_conn_event ev;
 	if (next_event(conn, 30000, ev) || ev != RPMA_CONN_ESTABLISHED) {
-		std::fprintf(stderr, "gpspm_rogue_client: not connected\n");
+		std::fprintf(stderr, "rogue_client: not connected\n");
 		return 2;
 	}
-	if ((ret = rpma_send(conn, mr, 0, len, RPMA_F_COMPLETION_ON_ERROR, nullptr)))
-		return failed("rpma_send", ret);
-	std::printf("sent a %s request (%zu bytes)\n", argv[3], len);
 
+	bool as_expected;
 	const auto start = std::chrono::steady_clock::now();
-	ret = next_event(conn, 30000, ev);
-	const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-		std::chrono::steady_clock::now() - start).count();
-	const bool ended = ret == 0 && ev != RPMA_CONN_ESTABLISHED;
-	std::printf("%s after %lld ms\n", ended ? "the server ended the connection"
-		: "the connection is still up", static_cast<long long>(ms));
+	if (mode == "outside") {
+		rpma_conn_private_data pdata{};
+		rpma_conn_get_private_data(conn, &pdata);
+		auto ws = rpma_fio::decode_workspace(pdata.ptr, pdata.len);
+		rpma_mr_remote *remote;
+		size_t size;
+		if (!ws) {
+			std::fprintf(stderr, "rogue_client: no workspace from the server\n");
+			return 2;
+		}
+		if ((ret = rpma_mr_remote_from_descriptor(ws->descriptor.data(),
+				ws->descriptor.size(), &remote)))
+			return failed("rpma_mr_remote_from_descriptor", ret);
+		rpma_mr_remote_get_size(remote, &size);
+		// librpma leaves bounds to the remote device, which must refuse
+		if ((ret = rpma_write(conn, remote, size, mr, 0, buf.size(),
+				RPMA_F_COMPLETION_ALWAYS, nullptr)))
+			return failed("rpma_write", ret);
+		rpma_cq *cq;
+		rpma_conn_get_cq(conn, &cq);
+		ibv_wc wc{};
+		int got = 0;
+		do {
+			ret = rpma_cq_get_wc(cq, 1, &wc, &got);
+		} while (ret == RPMA_E_NO_COMPLETION &&
+			std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+		as_expected = ret == 0 && wc.status == IBV_WC_REM_ACCESS_ERR;
+		std::printf("a write of %zu bytes at offset %zu of %zu: %s\n", buf.size(),
+			size, size, ret ? rpma_err_2str(ret) : ibv_wc_status_str(wc.status));
+		rpma_mr_remote_delete(&remote);
+	} else {
+		size_t len;
+		if (mode == "gpspm-range") {
+			// one byte past the largest memory a server can have
+			rpma_fio::FlushRequest flush{UINT64_MAX - 4095, 4096, 1};
+			len = rpma_fio::pack_request(flush, buf.data(), buf.size());
+		} else {
+			len = 16;
+			std::memset(buf.data(), 0xff, len);
+		}
+		if ((ret = rpma_send(conn, mr, 0, len, RPMA_F_COMPLETION_ON_ERROR, nullptr)))
+			return failed("rpma_send", ret);
+		std::printf("sent a %s request (%zu bytes)\n", argv[3], len);
+		ret = next_event(conn, 30000, ev);
+		as_expected = ret == 0 && ev != RPMA_CONN_ESTABLISHED;
+		std::printf("%s\n", as_expected ? "the server ended the connection"
+			: "the connection is still up");
+	}
+	std::printf("after %lld ms\n", static_cast<long long>(
+		std::chrono::duration_cast<std::chrono::milliseconds>(
+			std::chrono::steady_clock::now() - start).count()));
 	rpma_conn_disconnect(conn);
 	rpma_conn_delete(&conn);
 	rpma_mr_dereg(&mr);
 	rpma_peer_delete(&peer);
-	return ended ? 0 : 1;
+	return as_expected ? 0 : 1;
 }
