@@ -19,15 +19,22 @@ has() { # has server|client TEXT: what that fio printed contains TEXT
 	grep -qsF -- "$2" "$case_dir/$1.log" "$case_dir/$1.json"
 }
 
+# busy_pair KIND: a server and a client writing for up to 2 minutes, both
+# connected and busy on return; SERVER_PID and CLIENT_PID are theirs
+busy_pair() {
+	fio_server "$1" --filename=malloc --size=8m --iodepth=4
+	fio_start client "$1" --rw=randwrite --bs=4k --iodepth=4 --size=8m --time_based --runtime=120
+	CLIENT_PID=$FIO_PID
+	wait_for_text "$case_dir/server.json" "waiting for a client" 30
+	sleep 5	# connected and writing
+}
+
 # A client killed in the middle of a run: its server ends within seconds.
 dead_client() {
 	local kind=$1 name=$1-dead-client src
 	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size=8m --iodepth=4
-	fio_start client "$kind" --rw=randwrite --bs=4k --iodepth=4 --size=8m --time_based --runtime=120
-	local client=$FIO_PID
-	wait_for_text "$case_dir/server.json" "waiting for a client" 30
-	sleep 5	# connected and writing
+	busy_pair "$kind"
+	local client=$CLIENT_PID
 	kill -9 "$client"
 	wait "$client" 2>/dev/null
 	local killed=$SECONDS
@@ -48,11 +55,8 @@ dead_client() {
 dead_server() {
 	local kind=$1 name=$1-dead-server crc
 	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size=8m --iodepth=4
-	fio_start client "$kind" --rw=randwrite --bs=4k --iodepth=4 --size=8m --time_based --runtime=120
-	local client=$FIO_PID
-	wait_for_text "$case_dir/server.json" "waiting for a client" 30
-	sleep 5
+	busy_pair "$kind"
+	local client=$CLIENT_PID
 	kill -9 "$SERVER_PID"
 	wait "$SERVER_PID" 2>/dev/null
 	local killed=$SECONDS
@@ -73,11 +77,8 @@ link_down() {
 	local kind=$1 name=$1-link-down crc src down
 	[[ -n "${RPMA_TEST_NETDEV:-}" ]] || return 0
 	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size=8m --iodepth=4
-	fio_start client "$kind" --rw=randwrite --bs=4k --iodepth=4 --size=8m --time_based --runtime=120
-	local client=$FIO_PID
-	wait_for_text "$case_dir/server.json" "waiting for a client" 30
-	sleep 5
+	busy_pair "$kind"
+	local client=$CLIENT_PID
 	ip link set "$RPMA_TEST_NETDEV" down
 	down=$SECONDS
 	wait_exit "$client" 30
