@@ -18,6 +18,8 @@ class ApmServer final : public Server {
 			if (ret == 1) {
 				if (td_->terminate)
 					return 0;
+				if (link_check())
+					return 1;
 				continue;
 			}
 			if (ret)

@@ -78,6 +78,7 @@ int Client::connect()
 	}
 	if ((ret = rpma_peer_new(dev, &peer_)))
 		return rpma_failed(td_, "rpma_peer_new", ret);
+	link_.watch(dev);
 
 	rpma_conn_cfg *cfg;
 	if ((ret = rpma_conn_cfg_new(&cfg)))
@@ -412,6 +413,17 @@ int Client::connection_check()
 	return job_failed(td_, ECONNRESET, "connection");
 }
 
+int Client::link_check()
+{
+	if (!link_.down())
+		return 0;
+	broken_ = true;
+	report(td_, "the RDMA link to %s went down (no active port); %zu "
+		"operations will never complete", options_of(td_).serverip,
+		posted_.size());
+	return job_failed(td_, ENETDOWN, "link");
+}
+
 // Sleeps until the completion channel or the connection has news.
 int Client::wait_for_completions()
 {
@@ -444,9 +456,9 @@ int Client::reap(unsigned min)
 			if (min == 0)
 				break;
 			if (!busy_poll_)
-				ret = wait_for_completions();
+				ret = wait_for_completions() || link_check();
 			else if (++idle_polls_ % EVENT_CHECK_INTERVAL == 0)
-				ret = connection_check();
+				ret = connection_check() || link_check();
 			else
 				ret = 0;
 		}

@@ -14,6 +14,7 @@
 #define RPMA_ENGINE_CLIENT_HH
 
 #include "fio.hh"
+#include "link.hh"
 #include "workspace.hh"
 
 #include <librpma.h>
@@ -94,11 +95,13 @@ private:
 	int wait_for_completions();
 	int reap(unsigned min);
 	int connection_check();
+	int link_check();
 
 	rpma_mr_local *local_ = nullptr;
 	char *local_base_ = nullptr;
 	bool busy_poll_ = true;
 	uint64_t next_token_ = 1;
+	LinkWatch link_;
 
 	struct Posted {
 		io_u *u;

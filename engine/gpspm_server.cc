@@ -97,7 +97,7 @@ private:
 				return 1;
 			if (busy && ++idle % EVENT_CHECK_INTERVAL)
 				continue;
-			if (wait(busy ? 0 : POLL_MS))
+			if (wait(busy ? 0 : POLL_MS) || link_check())
 				return 1;
 		}
 		return 0;

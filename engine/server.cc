@@ -56,6 +56,7 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	}
 	if ((ret = rpma_peer_new(dev, &s->peer_)))
 		return rpma_failed(td, "rpma_peer_new", ret);
+	s->link_.watch(dev);
 	td->io_ops_data = s.release();
 	return 0;
 }
@@ -200,6 +201,15 @@ int Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
 		static_cast<uint8_t>(ws.size())};
 	ret = rpma_conn_req_connect(&req, &pdata, &conn_);
 	return ret ? rpma_failed(td_, "rpma_conn_req_connect", ret) : 0;
+}
+
+int Server::link_check()
+{
+	if (!link_.down())
+		return 0;
+	report(td_, "the RDMA link of %s went down (no active port): the "
+		"client cannot reach this server any more", options_of(td_).serverip);
+	return job_failed(td_, ENETDOWN, "link");
 }
 
 int Server::connection_ended(rpma_conn_event ev, bool end_expected)

@@ -12,6 +12,7 @@
 #define RPMA_ENGINE_SERVER_HH
 
 #include "fio.hh"
+#include "link.hh"
 #include "server_memory.hh"
 
 #include <librpma.h>
@@ -51,6 +52,10 @@ protected:
 	// else 1 after reporting.
 	int connection_ended(rpma_conn_event ev, bool end_expected);
 
+	// For serve()'s idle moments: 1 after reporting that the link under
+	// the connection went down (no event would ever say so), else 0.
+	int link_check();
+
 	thread_data *td_ = nullptr;
 	rpma_peer *peer_ = nullptr;
 	rpma_conn *conn_ = nullptr;
@@ -66,6 +71,7 @@ private:
 
 	rpma_mr_local *mr_ = nullptr;
 	bool served_ = false;
+	LinkWatch link_;
 };
 
 }
