@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# engine/tests/in-vm.sh [quick|full] -- runs the engine tests inside the VM
+# engine/tests/in-vm.sh [quick|full|interop] -- runs the engine tests inside the VM
 # that engine/tests/engines boots; the host judges them (evaluate.py).
 set -uo pipefail
 
@@ -14,10 +14,19 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=interop.sh
 . "$here/interop.sh"
 
-case ${1:-quick} in
+mode=${1:-quick}
+case $mode in
 quick) matrix_quick ;;
 full) matrix_full ;;
-*) echo "usage: $0 [quick|full]" >&2; exit 2 ;;
+interop)	# make check-interop: only the cases against the old engines
+	if [[ -z "${OLD_FIO:-}" ]]; then
+		echo "in-vm.sh: interop needs OLD_FIO (bench/prepare-reference)" >&2
+		exit 1
+	fi
+	interop_cases
+	exit 0
+	;;
+*) echo "usage: $0 [quick|full|interop]" >&2; exit 2 ;;
 esac
 extras
 examples_case apm

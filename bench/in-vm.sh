@@ -1,0 +1,234 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# bench/in-vm.sh -- the measuring half of bench/run: runs in the Soft-RoCE
+# VM (or on the host, with a real RDMA device) and only writes raw results;
+# bench/summarize.py reads them on the host (python starts slowly in the VM).
+#
+# Environment (set by bench/run):
+#   BENCH_IP, BENCH_DEV   the RDMA address (server and client) and device
+#   BENCH_RAW             where the raw results go (created, written live)
+#   BENCH_MODE            quick or full; BENCH_ROUNDS, BENCH_RUNTIME (s)
+#   ENGINE_DIR, RPMA_LIB_DIR   our engines (librpma_*.so) and librpma.so.0
+#   OLD_FIO, OLD_RPMA_LIB      the reference (bench/prepare-reference)
+#   RPMA_BENCH            the rpma-bench program
+#   BENCH_PORT            first port to use (default 7300)
+#
+# Writes to BENCH_RAW:
+#   runs       one line per fio pair: ROW<TAB>IMPL<TAB>ROUND<TAB>CLIENT-STATUS SERVER-STATUS
+#   fio/ROW.IMPL.rROUND.{client,server}.json   fio's reports, trimmed later
+#   perftest/TEST.SIZE.rROUND.txt              perftest's client output
+#   rpma-bench/IMPL.rROUND.json                rpma-bench's lines
+#   env        the guest's kernel, CPU, device
+set -uo pipefail
+
+: "${BENCH_IP:?}" "${BENCH_DEV:?}" "${BENCH_RAW:?}" "${ENGINE_DIR:?}" \
+	"${RPMA_LIB_DIR:?}" "${OLD_FIO:?}" "${OLD_RPMA_LIB:?}" "${RPMA_BENCH:?}"
+mode=${BENCH_MODE:-quick}
+rounds=${BENCH_ROUNDS:-3}
+runtime=${BENCH_RUNTIME:-5}
+ip=$BENCH_IP
+dev=$BENCH_DEV
+raw=$BENCH_RAW
+port=${BENCH_PORT:-7300}
+mkdir -p "$raw/fio" "$raw/perftest" "$raw/rpma-bench"
+# the servers' working directory: the reference's server lays out a file
+# named after filename=malloc there; keep that off the shared directory
+work=$(mktemp -d "${TMPDIR:-/tmp}/rpma-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+say() { echo "bench: $*"; }
+
+{
+	echo "kernel=$(uname -r)"
+	echo "guest_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	echo "guest_cpus=$(nproc)"
+	echo "device=$dev"
+	echo "ip=$ip"
+	echo "mode=$mode"
+	echo "rounds=$rounds"
+	echo "runtime=$runtime"
+	echo "our_fio=$(fio --version)"
+	echo "reference_fio=$("$OLD_FIO" --version)"
+	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+} >"$raw/env"
+
+# wait_listen PORT N SECONDS: true once N RDMA-CM ids listen on PORT..PORT+N-1
+wait_listen() {
+	local end=$((SECONDS + $3)) n
+	while ((SECONDS < end)); do
+		n=$(rdma res show cm_id 2>/dev/null | grep -c "state LISTEN.*src-addr [^ ]*:\($(seq -s '\|' "$1" $(($1 + $2 - 1)))\) ")
+		((n >= $2)) && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# wait_pid PID SECONDS: its status, or 124 after killing it
+wait_pid() {
+	local end=$((SECONDS + $2))
+	while kill -0 "$1" 2>/dev/null; do
+		if ((SECONDS >= end)); then
+			kill -9 "$1" 2>/dev/null
+			wait "$1"
+			return 124
+		fi
+		sleep 0.2
+	done
+	wait "$1"
+}
+
+# --- perftest: the verbs baseline ------------------------------------------
+# perftest TEST SIZE ROUND
+perftest() {
+	local t=$1 size=$2 r=$3 iters out s st
+	case $t in
+	*_lat) iters=1000 ;;
+	*) iters=2000 ;;
+	esac
+	out=$raw/perftest/$t.$size.r$r.txt
+	# perftest times with the CPU's cycle counter; when it cannot tell the
+	# counter's frequency (a noisy sample, common under emulation), its
+	# latencies come out as "inf", or it makes no report at all (status 1):
+	# try again, five times at most
+
+	for _ in 1 2 3 4 5; do
+		port=$((port + 1))
+		(cd "$work" && exec "$t" -d "$dev" -R -s "$size" -n "$iters" -p "$port") >"$out.server" 2>&1 &
+		s=$!
+		wait_listen "$port" 1 30 || say "$t: the server does not listen"
+		"$t" -d "$dev" -R -s "$size" -n "$iters" -p "$port" "$ip" >"$out" 2>&1 &
+		wait_pid $! 120
+		st=$?
+		wait_pid "$s" 30
+		rm -f "$out.server"
+		((st == 0)) && ! grep -q ' inf ' "$out" && break
+		((st)) || st=inf
+	done
+	[[ $st == 0 ]] || say "$t -s $size: status $st"
+}
+
+# --- rpma-bench: the library's own overhead --------------------------------
+# rpma_bench IMPL ROUND SIZES
+rpma_bench() {
+	local impl=$1 r=$2 lib=$RPMA_LIB_DIR s st
+	[[ $impl == ref ]] && lib=$OLD_RPMA_LIB
+	port=$((port + 1))
+	LD_LIBRARY_PATH=$lib "$RPMA_BENCH" server "$ip" "$port" --size 1m \
+		>"$raw/rpma-bench/$impl.r$r.server.log" 2>&1 &
+	s=$!
+	wait_listen "$port" 1 30 || say "rpma-bench: the server does not listen"
+	LD_LIBRARY_PATH=$lib "$RPMA_BENCH" client "$ip" "$port" --iterations 1000 \
+		--bs "$3" --json >"$raw/rpma-bench/$impl.r$r.json" 2>"$raw/rpma-bench/$impl.r$r.log" &
+	wait_pid $! 300
+	st=$?
+	wait_pid "$s" 30
+	((st)) && say "rpma-bench on $impl's librpma: status $st"
+}
+
+# --- fio: our engines and library against the reference ---------------------
+# fio_pair IMPL ROUND KIND RW BS IODEPTH SYNC NUMJOBS BUSY
+fio_pair() {
+	local impl=$1 r=$2 kind=$3 rw=$4 bs=$5 qd=$6 sync=$7 nj=$8 busy=$9
+	local row=$kind-$rw-bs$bs-qd$qd-nj$nj cmd se ce extra=() s c cst sst
+	[[ $kind == gpspm ]] && row+=-busy$busy
+	local base=$raw/fio/$row.$impl.r$r
+	if [[ $impl == ours ]]; then
+		cmd=(fio)
+		se=(--ioengine="external:$ENGINE_DIR/librpma_${kind}_server.so")
+		ce=(--ioengine="external:$ENGINE_DIR/librpma_${kind}_client.so")
+		export LD_LIBRARY_PATH=$RPMA_LIB_DIR
+	else
+		cmd=("$OLD_FIO")
+		se=(--ioengine="librpma_${kind}_server")
+		ce=(--ioengine="librpma_${kind}_client")
+		export LD_LIBRARY_PATH=$OLD_RPMA_LIB
+	fi
+	# the old client needs create_serialize=0; ours takes it too
+	ce+=(--create_serialize=0)
+	# GPSPM: the reference server overruns its array of received messages
+	# (and aborts at exit, heap corrupted) when all of its iodepth receives
+	# are queued at once, as they can be with a client of the same iodepth:
+	# both servers get twice the client's
+	local sqd=$qd
+	[[ $kind == gpspm ]] && extra=(--busy_wait_polling="$busy") sqd=$((2 * qd))
+	port=$((port + 8))
+	(cd "$work" && exec "${cmd[@]}" --output-format=json --output="$base.server.json" \
+		--name=server "${se[@]}" --serverip="$ip" --port="$port" --thread \
+		--numjobs="$nj" --group_reporting --filename=malloc --size=16m \
+		--iodepth="$sqd" "${extra[@]}") >"$base.server.log" 2>&1 &
+	s=$!
+	wait_listen "$port" "$nj" 60 || say "$row $impl: the server does not listen"
+	(cd "$work" && exec "${cmd[@]}" --output-format=json --output="$base.client.json" \
+		--name=client "${ce[@]}" --serverip="$ip" --port="$port" --thread \
+		--numjobs="$nj" --group_reporting --rw="$rw" --bs="$bs" --iodepth="$qd" \
+		--sync="$sync" --size=16m --time_based --ramp_time=1 --lat_percentiles=1 \
+		--runtime="$runtime") >"$base.client.log" 2>&1 &
+	c=$!
+	wait_pid "$c" $((runtime + 120))
+	cst=$?
+	wait_pid "$s" 30
+	sst=$?
+	unset LD_LIBRARY_PATH
+	printf '%s\t%s\t%s\t%s %s\n' "$row" "$impl" "$r" "$cst" "$sst" >>"$raw/runs"
+	((cst || sst)) && say "$row $impl round $r: status client $cst, server $sst"
+	# the logs only matter when something failed
+	((cst || sst)) || rm -f "$base.server.log" "$base.client.log"
+	return 0
+}
+
+# The rows: KIND RW BS IODEPTH SYNC NUMJOBS BUSY
+rows() {
+	local bss qds njs kind rw bs qd nj busy
+	if [[ $mode == quick ]]; then
+		bss="4k" qds="1 16" njs="1"
+	else
+		bss="512 4k 64k" qds="1 2 16" njs="1 4"
+	fi
+	for bs in $bss; do
+		for qd in $qds; do
+			for nj in $njs; do
+				# iodepth 1 is a synchronous job (sync=1)
+				local sync=0
+				((qd == 1)) && sync=1
+				for rw in write randwrite read; do
+					echo "apm $rw $bs $qd $sync $nj 0"
+				done
+				for busy in 0 1; do
+					echo "gpspm write $bs $qd $sync $nj $busy"
+				done
+			done
+		done
+	done
+}
+
+sizes=4096
+[[ $mode == full ]] && sizes=512,4096,65536
+mapfile -t all_rows < <(rows)
+say "$mode: ${#all_rows[@]} fio rows x 2 implementations x $rounds rounds, ${runtime} s each"
+for ((r = 1; r <= rounds; r++)); do
+	say "round $r: perftest"
+	for size in ${sizes//,/ }; do
+		for t in ib_write_lat ib_read_lat ib_send_lat; do
+			perftest "$t" "$size" "$r"
+		done
+		for t in ib_write_bw ib_read_bw; do
+			perftest "$t" "$size" "$r"
+		done
+	done
+	say "round $r: rpma-bench"
+	# which implementation goes first alternates with the rounds
+	if ((r % 2)); then order="ours ref"; else order="ref ours"; fi
+	for impl in $order; do
+		rpma_bench "$impl" "$r" "$sizes"
+	done
+	i=0
+	for row in "${all_rows[@]}"; do
+		i=$((i + 1))
+		say "round $r: fio $i/${#all_rows[@]}: $row"
+		for impl in $order; do
+			# shellcheck disable=SC2086 # a row is a word list
+			fio_pair "$impl" "$r" $row
+		done
+	done
+done
+say "done"
