@@ -39,3 +39,4 @@ if [[ -n "${OLD_FIO:-}" ]]; then
 else
 	echo "  (no OLD_FIO: skipping the cases against the old engines)"
 fi
+link_cases "$mode"
