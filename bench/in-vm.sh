@@ -12,6 +12,7 @@
 #   OLD_FIO, OLD_RPMA_LIB      the reference (bench/prepare-reference)
 #   RPMA_BENCH            the rpma-bench program
 #   BENCH_PORT            first port to use (default 7300)
+#   BENCH_ROWS            a regular expression: only the fio rows it matches
 #
 # Writes to BENCH_RAW:
 #   runs       one line per fio pair: ROW<TAB>IMPL<TAB>ROUND<TAB>CLIENT-STATUS SERVER-STATUS
@@ -90,7 +91,6 @@ perftest() {
 	# counter's frequency (a noisy sample, common under emulation), its
 	# latencies come out as "inf", or it makes no report at all (status 1):
 	# try again, five times at most
-
 	for _ in 1 2 3 4 5; do
 		port=$((port + 1))
 		(cd "$work" && exec "$t" -d "$dev" -R -s "$size" -n "$iters" -p "$port") >"$out.server" 2>&1 &
@@ -99,6 +99,8 @@ perftest() {
 		"$t" -d "$dev" -R -s "$size" -n "$iters" -p "$port" "$ip" >"$out" 2>&1 &
 		wait_pid $! 120
 		st=$?
+		# a client that gave up leaves its server waiting for nobody
+		((st)) && kill "$s" 2>/dev/null
 		wait_pid "$s" 30
 		rm -f "$out.server"
 		((st == 0)) && ! grep -q ' inf ' "$out" && break
@@ -203,7 +205,13 @@ rows() {
 
 sizes=4096
 [[ $mode == full ]] && sizes=512,4096,65536
-mapfile -t all_rows < <(rows)
+# BENCH_ROWS: only the rows whose name (e.g. apm-write-bs4k-qd1-nj1)
+# matches this regular expression
+mapfile -t all_rows < <(rows | while read -r k rw bs qd sync nj busy; do
+	name=$k-$rw-bs$bs-qd$qd-nj$nj
+	[[ $k == gpspm ]] && name+=-busy$busy
+	[[ $name =~ ${BENCH_ROWS:-.} ]] && echo "$k $rw $bs $qd $sync $nj $busy"
+done)
 say "$mode: ${#all_rows[@]} fio rows x 2 implementations x $rounds rounds, ${runtime} s each"
 for ((r = 1; r <= rounds; r++)); do
 	say "round $r: perftest"
