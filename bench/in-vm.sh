@@ -64,19 +64,8 @@ wait_listen() {
 	return 1
 }
 
-# wait_pid PID SECONDS: its status, or 124 after killing it
-wait_pid() {
-	local end=$((SECONDS + $2))
-	while kill -0 "$1" 2>/dev/null; do
-		if ((SECONDS >= end)); then
-			kill -9 "$1" 2>/dev/null
-			wait "$1"
-			return 124
-		fi
-		sleep 0.2
-	done
-	wait "$1"
-}
+# shellcheck source=../engine/tests/wait.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../engine/tests/wait.sh"
 
 # --- perftest: the verbs baseline ------------------------------------------
 # perftest TEST SIZE ROUND
@@ -97,11 +86,11 @@ perftest() {
 		s=$!
 		wait_listen "$port" 1 30 || say "$t: the server does not listen"
 		"$t" -d "$dev" -R -s "$size" -n "$iters" -p "$port" "$ip" >"$out" 2>&1 &
-		wait_pid $! 120
+		wait_exit $! 120
 		st=$?
 		# a client that gave up leaves its server waiting for nobody
 		((st)) && kill "$s" 2>/dev/null
-		wait_pid "$s" 30
+		wait_exit "$s" 30
 		rm -f "$out.server"
 		((st == 0)) && ! grep -q ' inf ' "$out" && break
 		((st)) || st=inf
@@ -121,9 +110,9 @@ rpma_bench() {
 	wait_listen "$port" 1 30 || say "rpma-bench: the server does not listen"
 	LD_LIBRARY_PATH=$lib "$RPMA_BENCH" client "$ip" "$port" --iterations 1000 \
 		--bs "$3" --json >"$raw/rpma-bench/$impl.r$r.json" 2>"$raw/rpma-bench/$impl.r$r.log" &
-	wait_pid $! 300
+	wait_exit $! 300
 	st=$?
-	wait_pid "$s" 30
+	wait_exit "$s" 30
 	((st)) && say "rpma-bench on $impl's librpma: status $st"
 }
 
@@ -166,9 +155,9 @@ fio_pair() {
 		--sync="$sync" --size=16m --time_based --ramp_time=1 --lat_percentiles=1 \
 		--runtime="$runtime") >"$base.client.log" 2>&1 &
 	c=$!
-	wait_pid "$c" $((runtime + 120))
+	wait_exit "$c" $((runtime + 120))
 	cst=$?
-	wait_pid "$s" 30
+	wait_exit "$s" 30
 	sst=$?
 	unset LD_LIBRARY_PATH
 	printf '%s\t%s\t%s\t%s %s\n' "$row" "$impl" "$r" "$cst" "$sst" >>"$raw/runs"

@@ -133,13 +133,20 @@ void *alloc(size_t size)
 	return p;
 }
 
-int run_server(const Options &o)
+// a peer on the device that serves (LOCAL) or reaches (REMOTE) addr
+rpma_peer *open_peer(const std::string &addr, rpma_util_ibv_context_type type)
 {
 	ibv_context *ibv = nullptr;
 	rpma_peer *peer = nullptr;
-	check(rpma_utils_get_ibv_context(o.addr.c_str(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &ibv),
+	check(rpma_utils_get_ibv_context(addr.c_str(), type, &ibv),
 		"rpma_utils_get_ibv_context");
 	check(rpma_peer_new(ibv, &peer), "rpma_peer_new");
+	return peer;
+}
+
+int run_server(const Options &o)
+{
+	rpma_peer *peer = open_peer(o.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
 
 	void *mem = alloc(o.size);
 	rpma_mr_local *mr = nullptr;
@@ -255,11 +262,7 @@ double percentile(const std::vector<double> &sorted, double p)
 
 int run_client(const Options &o)
 {
-	ibv_context *ibv = nullptr;
-	rpma_peer *peer = nullptr;
-	check(rpma_utils_get_ibv_context(o.addr.c_str(), RPMA_UTIL_IBV_CONTEXT_REMOTE, &ibv),
-		"rpma_utils_get_ibv_context");
-	check(rpma_peer_new(ibv, &peer), "rpma_peer_new");
+	rpma_peer *peer = open_peer(o.addr, RPMA_UTIL_IBV_CONTEXT_REMOTE);
 
 	Client c;
 	c.wait = o.wait;

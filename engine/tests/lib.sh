@@ -74,21 +74,8 @@ fio_client() {
 	wait_exit "$FIO_PID" 300
 }
 
-# wait_exit PID SECONDS: its exit status, or 124 after killing it when it
-# is still running after SECONDS. (Deadlines go by $SECONDS: in the VM each
-# external command, sleep too, takes a good part of a second.)
-wait_exit() {
-	local pid=$1 end=$((SECONDS + $2))
-	while kill -0 "$pid" 2>/dev/null; do
-		if ((SECONDS >= end)); then
-			kill -9 "$pid" 2>/dev/null
-			wait "$pid"
-			return 124
-		fi
-		sleep 0.2
-	done
-	wait "$pid"
-}
+# shellcheck source=wait.sh
+. "$(dirname "${BASH_SOURCE[0]}")/wait.sh"
 
 # wait_for_text FILE TEXT SECONDS: true once FILE contains TEXT
 wait_for_text() {
