@@ -30,4 +30,10 @@ void throw_provider(const char *call, int err)
 	throw Error(provider_error(call, err));
 }
 
+void throw_logged_provider(int err)
+{
+	provider_errno = err;
+	throw Error(RPMA_E_PROVIDER);
+}
+
 } // namespace rpma

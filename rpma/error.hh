@@ -31,6 +31,10 @@ int last_provider_errno() noexcept;
 // The same, thrown.
 [[noreturn]] void throw_provider(const char *call, int err);
 
+// Throws RPMA_E_PROVIDER for err, which the caller has already logged in
+// words of its own.
+[[noreturn]] void throw_logged_provider(int err);
+
 // The errno-style result of a failed rdma-core call that may not set errno.
 inline int errno_or(int fallback) noexcept { return errno ? errno : fallback; }
 

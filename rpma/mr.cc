@@ -59,7 +59,7 @@ MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 	if (!peer.odp_capable()) {
 		RPMA_LOG_ERROR("Peer does not support On-Demand Paging: ibv_reg_mr(): %s",
 			       std::strerror(err));
-		throw Error(RPMA_E_PROVIDER);
+		throw_logged_provider(err);
 	}
 	mr_ = MrOwner(register_region(peer.pd(), ptr, size, access | IBV_ACCESS_ON_DEMAND));
 	if (!mr_)

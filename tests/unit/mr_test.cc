@@ -158,7 +158,9 @@ public:
 		make_peer();
 		fake::fail(fake::Call::ibv_reg_mr, EOPNOTSUPP);
 		rpma_mr_local *out = sentinel;
+		errno = 0;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_mr_reg(peer, buffer, 8, 1, &out));
+		CPPUNIT_ASSERT_EQUAL(EOPNOTSUPP, errno);
 		CPPUNIT_ASSERT(out == sentinel);
 		CPPUNIT_ASSERT_EQUAL(1u, fake::count(fake::Call::ibv_reg_mr));
 	}
