@@ -41,9 +41,11 @@ fail() { # fail NAME REASON: also false
 }
 
 # fio_start ROLE KIND ARGS...: a server or client fio (ROLE) of the method
-# KIND in the background, in the case directory; FIO_PID is its pid. The
-# engines' messages go to ROLE.json with fio's report (--output).
-# side=old runs the old engines instead (interop.sh).
+# KIND in the background, in the case directory; FIO_PID is its pid. Its
+# standard output, line-buffered so that the engines' notes ("waiting for a
+# client") show while it runs, goes to ROLE.json (the notes, then fio's JSON
+# report), its errors to ROLE.log. side=old runs the old engines instead
+# (interop.sh).
 fio_start() {
 	local role=$1 kind=$2 cmd engine_args
 	shift 2
@@ -55,9 +57,9 @@ fio_start() {
 		cmd=(fio)
 		engine_args=(--ioengine="$(engine "${kind}_$role")")
 	fi
-	(cd "$case_dir" && exec "${cmd[@]}" --output-format=json \
-		--output="$role.json" --name="$role" "${engine_args[@]}" \
-		--serverip="$ip" --port="$port" --thread "$@") >"$case_dir/$role.log" 2>&1 &
+	(cd "$case_dir" && exec stdbuf -oL "${cmd[@]}" --output-format=json \
+		--name="$role" "${engine_args[@]}" --serverip="$ip" --port="$port" \
+		--thread "$@") >"$case_dir/$role.json" 2>"$case_dir/$role.log" &
 	FIO_PID=$!
 }
 
