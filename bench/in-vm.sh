@@ -13,6 +13,7 @@
 #   RPMA_BENCH            the rpma-bench program
 #   BENCH_PORT            first port to use (default 7300)
 #   BENCH_ROWS            a regular expression: only the fio rows it matches
+#   BENCH_FIO_ONLY        1: no perftest, no rpma-bench (quick comparisons)
 #
 # Writes to BENCH_RAW:
 #   runs       one line per fio pair: ROW<TAB>IMPL<TAB>ROUND<TAB>CLIENT-STATUS SERVER-STATUS
@@ -201,23 +202,27 @@ mapfile -t all_rows < <(rows | while read -r k rw bs qd sync nj busy; do
 	[[ $k == gpspm ]] && name+=-busy$busy
 	[[ $name =~ ${BENCH_ROWS:-.} ]] && echo "$k $rw $bs $qd $sync $nj $busy"
 done)
-say "$mode: ${#all_rows[@]} fio rows x 2 implementations x $rounds rounds, ${runtime} s each"
-for ((r = 1; r <= rounds; r++)); do
-	say "round $r: perftest"
+# baselines ROUND: perftest, then rpma-bench on either library
+baselines() {
+	say "round $1: perftest"
 	for size in ${sizes//,/ }; do
 		for t in ib_write_lat ib_read_lat ib_send_lat; do
-			perftest "$t" "$size" "$r"
+			perftest "$t" "$size" "$1"
 		done
 		for t in ib_write_bw ib_read_bw; do
-			perftest "$t" "$size" "$r"
+			perftest "$t" "$size" "$1"
 		done
 	done
-	say "round $r: rpma-bench"
+	say "round $1: rpma-bench"
+	for impl in $order; do
+		rpma_bench "$impl" "$1" "$sizes"
+	done
+}
+say "$mode: ${#all_rows[@]} fio rows x 2 implementations x $rounds rounds, ${runtime} s each"
+for ((r = 1; r <= rounds; r++)); do
 	# which implementation goes first alternates with the rounds
 	if ((r % 2)); then order="ours ref"; else order="ref ours"; fi
-	for impl in $order; do
-		rpma_bench "$impl" "$r" "$sizes"
-	done
+	[[ ${BENCH_FIO_ONLY:-0} == 1 ]] || baselines "$r"
 	i=0
 	for row in "${all_rows[@]}"; do
 		i=$((i + 1))

@@ -14,6 +14,12 @@ namespace {
 class ApmClient final : public Client {
 	rpma_flush_type type_ = RPMA_FLUSH_TYPE_VISIBILITY;
 
+	// a flush is an RDMA read: it orders every write posted before it
+	InFlight::Merge flush_merge() const override
+	{
+		return InFlight::Merge::ANY;
+	}
+
 	QueueSizes queue_sizes(unsigned iodepth) const override
 	{
 		// an io_u needs at most a read or a write, plus a flush

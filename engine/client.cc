@@ -172,6 +172,10 @@ int Client::connect()
 int Client::post_init(thread_data *td)
 {
 	Client *c = client_of(td);
+	const unsigned depth = td->o.iodepth;
+	c->pending_.reserve(depth);
+	c->completed_.reserve(depth);
+	c->inflight_.reserve(depth, c->flush_merge());
 	c->local_base_ = td->orig_buffer;
 	int ret = rpma_mr_reg(c->peer_, td->orig_buffer, td->orig_buffer_size,
 		RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC, &c->local_);
@@ -227,7 +231,7 @@ fio_q_status Client::queue(thread_data *td, io_u *u)
 		return FIO_Q_QUEUED;
 	}
 	// sync=1: this io_u alone, and wait for it (nothing else is in flight)
-	if (c->post({u}) || c->reap(1) < 0)
+	if (c->post(&u, 1) || c->reap(1) < 0)
 		u->error = EIO;
 	c->completed_.clear();
 	return FIO_Q_COMPLETED;
@@ -238,116 +242,102 @@ int Client::commit(thread_data *td)
 	Client *c = client_of(td);
 	if (c->pending_.empty())
 		return 0;
-	std::vector<io_u *> batch;
-	batch.swap(c->pending_);
-	return c->post(batch) ? -EIO : 0;
+	int ret = c->post(c->pending_.data(), c->pending_.size());
+	c->pending_.clear();
+	return ret ? -EIO : 0;
 }
 
-int Client::post(const std::vector<io_u *> &batch)
+int Client::post(io_u *const *batch, size_t n)
 {
 	// FIO_ASYNCIO_SETS_ISSUE_TIME: latencies start now, not at queue()
 	if (fio_fill_issue_time(td_)) {
 		timespec now;
 		fio_gettime(&now, nullptr);
-		for (io_u *u : batch) {
-			u->issue_time = now;
-			io_u_queued(td_, u);
+		for (size_t i = 0; i < n; i++) {
+			batch[i]->issue_time = now;
+			io_u_queued(td_, batch[i]);
 		}
 	}
-	io_u_mark_submit(td_, batch.size());
+	io_u_mark_submit(td_, n);
 
-	for (size_t i = 0; i < batch.size();) {
-		const uint64_t token = next_token_++;
+	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
 		int ret;
 		switch (batch[i]->ddir) {
 		case DDIR_READ:
-			while (j < batch.size() && batch[j]->ddir == DDIR_READ)
+			while (j < n && batch[j]->ddir == DDIR_READ)
 				j++;
-			ret = post_reads({batch.begin() + i, batch.begin() + j}, token);
+			ret = post_reads(batch + i, j - i);
 			break;
 		case DDIR_WRITE:
-			// only contiguous writes may share one flush
-			while (j < batch.size() && batch[j]->ddir == DDIR_WRITE &&
-			       batch[j]->offset == batch[j - 1]->offset +
-					batch[j - 1]->xfer_buflen)
-				j++;
-			ret = post_writes({batch.begin() + i, batch.begin() + j}, token);
+			ret = post_write(batch[i]);
 			break;
 		default:	// fsync, fdatasync, sync_file_range
-			ret = post_sync(batch[i], token);
+			ret = post_sync(batch[i]);
 			break;
 		}
 		if (ret)
 			return ret;
 		i = j;
 	}
-	return pump();
+	return 0;
 }
 
-int Client::post_reads(const std::vector<io_u *> &run, uint64_t token)
+// fio never has more than iodepth io_us out, which is what InFlight holds
+int Client::overflow()
 {
-	for (io_u *u : run) {
+	report(td_, "more io_us in flight than iodepth=%u", td_->o.iodepth);
+	return job_failed(td_, EOVERFLOW, "queue");
+}
+
+int Client::post_reads(io_u *const *run, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		io_u *u = run[i];
+		uint64_t token;
+		if (!inflight_.add_read(u, &token))
+			return overflow();
 		// the run completes as one: only its last read is signaled
-		int flags = u == run.back() ? RPMA_F_COMPLETION_ALWAYS :
+		int flags = i + 1 == n ? RPMA_F_COMPLETION_ALWAYS :
 			RPMA_F_COMPLETION_ON_ERROR;
 		int ret = rpma_read(conn_, local_,
 			static_cast<char *>(u->xfer_buf) - local_base_, remote_,
 			u->offset, u->xfer_buflen, flags, ctx(token));
 		if (ret)
 			return rpma_failed(td_, "rpma_read", ret);
-		posted_.push_back({u, token});
 	}
 	return 0;
 }
 
-int Client::post_writes(const std::vector<io_u *> &run, uint64_t token)
+int Client::post_write(io_u *u)
 {
-	for (io_u *u : run) {
-		int ret = rpma_write(conn_, remote_, u->offset, local_,
-			static_cast<char *>(u->xfer_buf) - local_base_,
-			u->xfer_buflen, RPMA_F_COMPLETION_ON_ERROR, ctx(token));
-		if (ret)
-			return rpma_failed(td_, "rpma_write", ret);
-		posted_.push_back({u, token});
-	}
-	uint64_t lo = run.front()->offset;
-	uint64_t hi = run.back()->offset + run.back()->xfer_buflen;
-	if (dirty_lo_ == dirty_hi_) {
-		dirty_lo_ = lo;
-		dirty_hi_ = hi;
-	} else {
-		dirty_lo_ = std::min(dirty_lo_, lo);
-		dirty_hi_ = std::max(dirty_hi_, hi);
-	}
-	flushes_.push_back({lo, hi - lo, token});
-	return 0;
+	if (!inflight_.add_write(u, u->offset, u->xfer_buflen))
+		return overflow();
+	int ret = rpma_write(conn_, remote_, u->offset, local_,
+		static_cast<char *>(u->xfer_buf) - local_base_,
+		u->xfer_buflen, RPMA_F_COMPLETION_ON_ERROR, nullptr);
+	return ret ? rpma_failed(td_, "rpma_write", ret) : 0;
 }
 
-// Every write is already flushed before it completes; the sync flushes the
-// whole range written since the previous one again, as one operation that
-// completes after all of them.
-int Client::post_sync(io_u *u, uint64_t token)
+int Client::post_sync(io_u *u)
 {
-	if (dirty_lo_ == dirty_hi_) {
+	bool done;
+	if (!inflight_.add_sync(u, &done))
+		return overflow();
+	if (done)
 		completed_.push_back(u);
-		return 0;
-	}
-	posted_.push_back({u, token});
-	flushes_.push_back({dirty_lo_, dirty_hi_ - dirty_lo_, token});
-	dirty_lo_ = dirty_hi_ = 0;
 	return 0;
 }
 
-int Client::pump()
+int Client::post_flushes()
 {
-	while (!flushes_.empty()) {
-		int ret = post_flush(flushes_.front());
+	while (inflight_.flush_waiting()) {
+		int ret = post_flush(inflight_.next_flush());
 		if (ret == 1)
 			return 0;
 		if (ret)
 			return ret;
-		flushes_.pop_front();
+		inflight_.flush_posted();
 	}
 	return 0;
 }
@@ -364,7 +354,7 @@ int Client::poll_once()
 	for (int i = 0; i < got; i++)
 		if ((ret = handle(wc[i])))
 			return ret;
-	return pump();
+	return post_flushes();	// a GPSPM response frees a message slot
 }
 
 int Client::handle(const ibv_wc &wc)
@@ -383,20 +373,8 @@ int Client::handle(const ibv_wc &wc)
 		token = wc.wr_id;	// a read, or a write's flush
 	}
 	if (token)
-		complete(token);
+		inflight_.complete(token, [this](io_u *u) { completed_.push_back(u); });
 	return 0;
-}
-
-void Client::complete(uint64_t token)
-{
-	for (auto it = posted_.begin(); it != posted_.end();) {
-		if (it->token == token) {
-			completed_.push_back(it->u);
-			it = posted_.erase(it);
-		} else {
-			++it;
-		}
-	}
 }
 
 int Client::connection_check()
@@ -420,7 +398,7 @@ int Client::link_check()
 	broken_ = true;
 	report(td_, "the RDMA link to %s went down (no active port); %zu "
 		"operations will never complete", options_of(td_).serverip,
-		posted_.size());
+		inflight_.size());
 	return job_failed(td_, ENETDOWN, "link");
 }
 
@@ -449,6 +427,8 @@ int Client::wait_for_completions()
 int Client::reap(unsigned min)
 {
 	if (broken_)
+		return -1;
+	if (post_flushes())
 		return -1;
 	do {
 		int ret = poll_once();

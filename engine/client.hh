@@ -3,24 +3,22 @@
 // does not depend on how writes are made persistent.
 //
 // An io_u goes through: pending (queued by fio) -> posted (commit) ->
-// completed (its group's completion arrived) -> handed to fio (getevents).
-// io_us are posted in groups that complete together, each named by a token
-// that travels as the work requests' op_context:
-//   - a run of reads: only the last one is signaled;
-//   - a run of writes to contiguous ranges, followed by one flush of the
-//     whole run (APM: rpma_flush; GPSPM: a flush request to the server);
-//   - an fsync/fdatasync: a flush of everything written since the last one.
+// completed (the completion that finishes it arrived) -> handed to fio
+// (getevents). Of a run of reads committed together only the last is
+// signaled; writes are never signaled, the flushes after them are (APM:
+// rpma_flush; GPSPM: a flush request to the server), coalesced as
+// inflight.hh says, and posted when the client next waits for completions.
 #ifndef RPMA_ENGINE_CLIENT_HH
 #define RPMA_ENGINE_CLIENT_HH
 
 #include "fio.hh"
+#include "inflight.hh"
 #include "link.hh"
 #include "workspace.hh"
 
 #include <librpma.h>
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -28,12 +26,6 @@ namespace rpma_fio {
 
 struct QueueSizes {
 	uint32_t sq, rq, cq;
-};
-
-// A flush of [offset, offset + length) of the server's region that, once
-// complete, completes the group `token`.
-struct Flush {
-	uint64_t offset, length, token;
 };
 
 class Client {
@@ -56,12 +48,14 @@ public:
 protected:
 	// What the flavour asks of the connection, for a job of iodepth io_us.
 	virtual QueueSizes queue_sizes(unsigned iodepth) const = 0;
+	// Which writes may share one flush.
+	virtual InFlight::Merge flush_merge() const = 0;
 	// Called once connected; refuses a server it cannot work with.
 	virtual int connected(const Workspace &ws) = 0;
 	// 0: posted; 1: not now, retry once something completes; else < 0
 	virtual int post_flush(const Flush &flush) = 0;
 	// A successful completion that is not an RDMA read/write/flush: sets
-	// *token if it completes a group.
+	// *token to the token of the flush it completes, if it does.
 	virtual int message_completion(const ibv_wc &wc, uint64_t *token) = 0;
 	// Before disconnecting: tell the server the run is over.
 	virtual void finish() {}
@@ -85,13 +79,13 @@ protected:
 private:
 	int connect();
 	int check_server(const Workspace &ws);
-	int post(const std::vector<io_u *> &batch);
-	int post_reads(const std::vector<io_u *> &run, uint64_t token);
-	int post_writes(const std::vector<io_u *> &run, uint64_t token);
-	int post_sync(io_u *u, uint64_t token);
-	int pump();
+	int post(io_u *const *batch, size_t n);
+	int post_reads(io_u *const *run, size_t n);
+	int post_write(io_u *u);
+	int post_sync(io_u *u);
+	int post_flushes();
 	int handle(const ibv_wc &wc);
-	void complete(uint64_t token);
+	int overflow();
 	int wait_for_completions();
 	int reap(unsigned min);
 	int connection_check();
@@ -100,19 +94,13 @@ private:
 	rpma_mr_local *local_ = nullptr;
 	char *local_base_ = nullptr;
 	bool busy_poll_ = true;
-	uint64_t next_token_ = 1;
 	LinkWatch link_;
 
-	struct Posted {
-		io_u *u;
-		uint64_t token;
-	};
+	// sized for iodepth io_us once, in post_init: no allocation per I/O
 	std::vector<io_u *> pending_;
-	std::vector<Posted> posted_;
-	std::deque<Flush> flushes_;	// waiting for the transport
+	InFlight inflight_;
 	std::vector<io_u *> completed_;
 	size_t handed_out_ = 0;	// completed_[0..handed_out_) went to fio
-	uint64_t dirty_lo_ = 0, dirty_hi_ = 0;	// written since the last sync
 	unsigned idle_polls_ = 0;
 };
 

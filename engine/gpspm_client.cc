@@ -36,6 +36,12 @@ private:
 	size_t recv_off(size_t k) const { return k * MSG_ROOM; }
 	size_t send_off(size_t k) const { return (slots_ + k) * MSG_ROOM; }
 
+	// the server persists the range asked for, nothing else
+	InFlight::Merge flush_merge() const override
+	{
+		return InFlight::Merge::ADJACENT;
+	}
+
 	QueueSizes queue_sizes(unsigned iodepth) const override
 	{
 		// up to iodepth reads or writes, iodepth flush requests, and SEND

@@ -6,13 +6,13 @@
 #include "gpspm_msg.hh"
 #include "options.hh"
 #include "report.hh"
+#include "ring.hh"
 #include "server_ops.hh"
 
 #include <infiniband/verbs.h>
 #include <poll.h>
 
 #include <cerrno>
-#include <deque>
 #include <limits>
 #include <vector>
 
@@ -38,7 +38,7 @@ private:
 	rpma_mr_local *msg_mr_ = nullptr;
 	uint16_t slots_ = 0;
 	std::vector<bool> send_busy_;
-	std::deque<Received> received_;	// requests not handled yet
+	Ring<Received> received_;	// requests not handled yet
 	rpma_cq *cq_ = nullptr;
 	bool ended_ = false;	// the end-of-run request came
 
@@ -67,6 +67,7 @@ private:
 	{
 		msgs_.assign(2 * slots_ * MSG_ROOM, 0);
 		send_busy_.assign(slots_, false);
+		received_.reserve(slots_);
 		int ret = rpma_mr_reg(peer_, msgs_.data(), msgs_.size(),
 			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr_);
 		if (ret)
@@ -121,8 +122,8 @@ private:
 			}
 			if (wc[i].opcode == IBV_WC_SEND)
 				send_busy_[wc[i].wr_id] = false;
-			else
-				received_.push_back({wc[i].wr_id, wc[i].byte_len});
+			else if (!received_.push({wc[i].wr_id, wc[i].byte_len}))
+				return job_failed(td_, EOVERFLOW, "receive");
 		}
 		return 0;
 	}
@@ -132,7 +133,7 @@ private:
 	{
 		while (!received_.empty() && !send_busy_[received_.front().slot]) {
 			Received r = received_.front();
-			received_.pop_front();
+			received_.pop();
 			std::optional<FlushRequest> req = unpack_request(
 				&msgs_[recv_off(r.slot)], r.len);
 			if (!req) {

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// inflight.hh -- which of a client's io_us wait for which completion, and
+// the flushes its writes still need.
+//
+// Every posted io_u gets a sequence number. Completions on one connection
+// arrive in the order their work requests were posted, so a completion
+// finishes a whole prefix: a signaled read every read up to it, a flush
+// every write and sync up to the newest one it covers.
+//
+// Flushes are coalesced. A write only records its range; the flushes are
+// taken out when the client next waits for completions, which fio does
+// once its queue is full or it has nothing more to submit (and before any
+// pause: rate limits, thinktime, the end of the job). So the writes fio
+// commits back to back share one flush, and an io_u still completes only
+// after a flush posted after its write.
+#ifndef RPMA_ENGINE_INFLIGHT_HH
+#define RPMA_ENGINE_INFLIGHT_HH
+
+#include "ring.hh"
+
+#include <cstdint>
+
+struct io_u;
+
+namespace rpma_fio {
+
+// A flush of [offset, offset + length) of the server's region, and the
+// token it carries as op_context.
+struct Flush {
+	uint64_t offset, length, token;
+};
+
+class InFlight {
+public:
+	// Which writes may share a flush: ANY when a flush orders everything
+	// posted before it whatever its range (APM: an RDMA read after the
+	// writes), ADJACENT when it acts on its range only (GPSPM: the server
+	// persists that range, and persisting the gaps between random writes
+	// would cost more than the messages saved).
+	enum class Merge { ANY, ADJACENT };
+
+	// Takes all the memory: at most `depth` io_us are ever in flight.
+	void reserve(unsigned depth, Merge merge);
+
+	// false only when more than `depth` io_us are in flight.
+	// *token: the op_context for the read, if it is signaled.
+	bool add_read(io_u *u, uint64_t *token);
+	bool add_write(io_u *u, uint64_t offset, uint64_t length);
+	// A sync completes once everything written before it is flushed (and
+	// flushes again what was written since the previous sync). *done: u
+	// is complete already, nothing being written.
+	bool add_sync(io_u *u, bool *done);
+
+	// The flushes to post, oldest first.
+	bool flush_waiting() const { return !flushes_.empty(); }
+	const Flush &next_flush() { return flushes_.front(); }
+	void flush_posted() { flushes_.pop(); }
+
+	// The io_us a completion carrying `token` completes, passed to
+	// done(io_u *) in the order they were posted.
+	template <typename F>
+	void complete(uint64_t token, F &&done)
+	{
+		Ring<Entry> &q = (token & FLUSH_BIT) ? writes_ : reads_;
+		const uint64_t upto = token & ~FLUSH_BIT;
+		while (!q.empty() && q.front().seq <= upto) {
+			done(q.front().u);
+			q.pop();
+		}
+	}
+
+	size_t size() const { return reads_.size() + writes_.size(); }
+
+private:
+	static constexpr uint64_t FLUSH_BIT = uint64_t(1) << 63;
+
+	struct Entry {
+		io_u *u;
+		uint64_t seq;
+	};
+
+	// a flush of [lo, hi) completes the writes and syncs up to `seq`
+	bool need_flush(uint64_t lo, uint64_t hi, uint64_t seq);
+
+	Merge merge_ = Merge::ANY;
+	uint64_t next_seq_ = 1;
+	Ring<Entry> reads_, writes_;	// writes_ holds syncs too
+	Ring<Flush> flushes_;	// not posted yet
+	uint64_t dirty_lo_ = 0, dirty_hi_ = 0;	// written since the last sync
+};
+
+}
+
+#endif

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// ring.hh -- a first-in first-out queue of fixed capacity: its memory is
+// taken once, when the job is set up, so the I/O path never allocates.
+#ifndef RPMA_ENGINE_RING_HH
+#define RPMA_ENGINE_RING_HH
+
+#include <cstddef>
+#include <vector>
+
+namespace rpma_fio {
+
+template <typename T>
+class Ring {
+public:
+	void reserve(size_t capacity)
+	{
+		slots_.assign(capacity, T{});
+		head_ = size_ = 0;
+	}
+
+	size_t size() const { return size_; }
+	bool empty() const { return size_ == 0; }
+	bool full() const { return size_ == slots_.size(); }
+
+	// false when full
+	bool push(const T &v)
+	{
+		if (full())
+			return false;
+		slots_[(head_ + size_) % slots_.size()] = v;
+		size_++;
+		return true;
+	}
+	T &front() { return slots_[head_]; }
+	T &back() { return slots_[(head_ + size_ - 1) % slots_.size()]; }
+	void pop()
+	{
+		head_ = (head_ + 1) % slots_.size();
+		size_--;
+	}
+
+private:
+	std::vector<T> slots_;
+	size_t head_ = 0, size_ = 0;
+};
+
+}
+
+#endif
