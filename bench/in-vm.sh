@@ -17,6 +17,7 @@
 #
 # Writes to BENCH_RAW:
 #   runs       one line per fio pair: ROW<TAB>IMPL<TAB>ROUND<TAB>CLIENT-STATUS SERVER-STATUS
+#   packets    one line per counted pair: ROW<TAB>IMPL<TAB>PACKETS<TAB>IOS<TAB>STATUS
 #   fio/ROW.IMPL.rROUND.{client,server}.json   fio's reports, trimmed later
 #   perftest/TEST.SIZE.rROUND.txt              perftest's client output
 #   rpma-bench/IMPL.rROUND.json                rpma-bench's lines
@@ -118,12 +119,27 @@ rpma_bench() {
 }
 
 # --- fio: our engines and library against the reference ---------------------
+# sent_packets: what the device has sent so far (client and server both
+# use it, so that is every packet of a pair)
+sent_packets() {
+	rdma statistic show link "$dev/1" 2>/dev/null |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "sent_pkts") print $(i + 1) }'
+}
+
 # fio_pair IMPL ROUND KIND RW BS IODEPTH SYNC NUMJOBS BUSY
+# ROUND "count": instead of a timed run, COUNT_IOS I/Os whose packets are
+# counted (one line in $raw/packets)
+COUNT_IOS=4096
 fio_pair() {
 	local impl=$1 r=$2 kind=$3 rw=$4 bs=$5 qd=$6 sync=$7 nj=$8 busy=$9
 	local row=$kind-$rw-bs$bs-qd$qd-nj$nj cmd se ce extra=() s c cst sst
+	local length=(--time_based --ramp_time=1 --runtime="$runtime") pkts
 	[[ $kind == gpspm ]] && row+=-busy$busy
 	local base=$raw/fio/$row.$impl.r$r
+	if [[ $r == count ]]; then
+		length=(--number_ios="$COUNT_IOS")
+		pkts=$(sent_packets)
+	fi
 	if [[ $impl == ours ]]; then
 		cmd=(fio)
 		se=(--ioengine="external:$ENGINE_DIR/librpma_${kind}_server.so")
@@ -153,14 +169,20 @@ fio_pair() {
 	(cd "$work" && exec "${cmd[@]}" --output-format=json --output="$base.client.json" \
 		--name=client "${ce[@]}" --serverip="$ip" --port="$port" --thread \
 		--numjobs="$nj" --group_reporting --rw="$rw" --bs="$bs" --iodepth="$qd" \
-		--sync="$sync" --size=16m --time_based --ramp_time=1 --lat_percentiles=1 \
-		--runtime="$runtime") >"$base.client.log" 2>&1 &
+		--sync="$sync" --size=16m --lat_percentiles=1 "${length[@]}") \
+		>"$base.client.log" 2>&1 &
 	c=$!
 	wait_exit "$c" $((runtime + 120))
 	cst=$?
 	wait_exit "$s" 30
 	sst=$?
 	unset LD_LIBRARY_PATH
+	if [[ $r == count ]]; then
+		printf '%s\t%s\t%s\t%s\t%s %s\n' "$row" "$impl" \
+			$(($(sent_packets) - pkts)) $((COUNT_IOS * nj)) "$cst" "$sst" >>"$raw/packets"
+		rm -f "$base".*
+		return 0
+	fi
 	printf '%s\t%s\t%s\t%s %s\n' "$row" "$impl" "$r" "$cst" "$sst" >>"$raw/runs"
 	((cst || sst)) && say "$row $impl round $r: status client $cst, server $sst"
 	# the logs only matter when something failed
@@ -219,6 +241,21 @@ baselines() {
 	done
 }
 say "$mode: ${#all_rows[@]} fio rows x 2 implementations x $rounds rounds, ${runtime} s each"
+# What each I/O costs the transport, from the device's packet counters:
+# the same every time, unlike the timings. Single-job rows at 4 KiB.
+if [[ -n $(sent_packets) ]]; then
+	for row in "${all_rows[@]}"; do
+		read -r k rw bs qd sync nj busy <<<"$row"
+		[[ $bs == 4k && $nj == 1 ]] || continue
+		say "packets per I/O: $row"
+		for impl in ours ref; do
+			# shellcheck disable=SC2086 # a row is a word list
+			fio_pair "$impl" count $row
+		done
+	done
+else
+	say "the device has no packet counters (rdma statistic): no packets per I/O"
+fi
 for ((r = 1; r <= rounds; r++)); do
 	# which implementation goes first alternates with the rounds
 	if ((r % 2)); then order="ours ref"; else order="ref ours"; fi

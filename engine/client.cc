@@ -354,7 +354,7 @@ int Client::poll_once()
 	for (int i = 0; i < got; i++)
 		if ((ret = handle(wc[i])))
 			return ret;
-	return post_flushes();	// a GPSPM response frees a message slot
+	return 0;
 }
 
 int Client::handle(const ibv_wc &wc)
@@ -423,28 +423,33 @@ int Client::wait_for_completions()
 }
 
 // Makes progress until at least min io_us are complete (one poll if 0).
-// Returns the number complete, or -1 once the connection failed.
+// The flushes go out only when it has to wait: while completed io_us are
+// left for fio (which takes them one at a time by default, with
+// iodepth_batch_complete_max=1), the writes it commits meanwhile join the
+// next flush. Returns the number complete, or -1 once the connection
+// failed.
 int Client::reap(unsigned min)
 {
 	if (broken_)
 		return -1;
-	if (post_flushes())
-		return -1;
-	do {
+	for (;;) {
 		int ret = poll_once();
-		if (ret == RPMA_E_NO_COMPLETION) {
-			if (min == 0)
-				break;
-			if (!busy_poll_)
-				ret = wait_for_completions() || link_check();
-			else if (++idle_polls_ % EVENT_CHECK_INTERVAL == 0)
-				ret = connection_check() || link_check();
-			else
-				ret = 0;
-		}
-		if (ret)
+		if (failed(ret))
 			return -1;
-	} while (completed_.size() < min);
+		if (completed_.size() >= min)
+			break;
+		if (post_flushes())
+			return -1;
+		if (ret == 0)
+			continue;	// some completed, maybe more are waiting
+		int idle_ret = 0;
+		if (!busy_poll_)
+			idle_ret = wait_for_completions() || link_check();
+		else if (++idle_polls_ % EVENT_CHECK_INTERVAL == 0)
+			idle_ret = connection_check() || link_check();
+		if (idle_ret)
+			return -1;
+	}
 	return static_cast<int>(completed_.size());
 }
 

@@ -8,11 +8,11 @@
 // every write and sync up to the newest one it covers.
 //
 // Flushes are coalesced. A write only records its range; the flushes are
-// taken out when the client next waits for completions, which fio does
-// once its queue is full or it has nothing more to submit (and before any
-// pause: rate limits, thinktime, the end of the job). So the writes fio
-// commits back to back share one flush, and an io_u still completes only
-// after a flush posted after its write.
+// taken out when the client has to wait for a completion: fio asks for
+// one (its queue is full, it has nothing more to submit, or it is about
+// to pause: rate limits, thinktime, the end of the job) and none is left.
+// So the writes fio commits meanwhile share one flush, and an io_u still
+// completes only after a flush posted after its write.
 #ifndef RPMA_ENGINE_INFLIGHT_HH
 #define RPMA_ENGINE_INFLIGHT_HH
 
