@@ -5,8 +5,6 @@
 
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
-#include <cppunit/extensions/TestFactoryRegistry.h>
-#include <cppunit/ui/text/TestRunner.h>
 
 #include <vector>
 
@@ -196,11 +194,4 @@ public:
 
 CPPUNIT_TEST_SUITE_REGISTRATION(InFlightTest);
 
-}
-
-int main()
-{
-	CppUnit::TextUi::TestRunner runner;
-	runner.addTest(CppUnit::TestFactoryRegistry::getRegistry().makeTest());
-	return runner.run() ? 0 : 1;
 }
