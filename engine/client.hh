@@ -6,8 +6,8 @@
 // completed (the completion that finishes it arrived) -> handed to fio
 // (getevents). Of a run of reads committed together only the last is
 // signaled; writes are never signaled, the flushes after them are (APM:
-// rpma_flush; GPSPM: a flush request to the server), coalesced as
-// inflight.hh says, and posted when the client next waits for completions.
+// rpma_flush; GPSPM: a flush request to the server), shared as
+// inflight.hh says, and posted only when the client has to wait.
 #ifndef RPMA_ENGINE_CLIENT_HH
 #define RPMA_ENGINE_CLIENT_HH
 
