@@ -38,6 +38,7 @@ class InFlightTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(depth_counts_every_kind);
 	CPPUNIT_TEST(a_refused_io_u_leaves_no_trace);
 	CPPUNIT_TEST(random_runs_keep_the_contract);
+	CPPUNIT_TEST(drain_gives_back_everything_and_starts_afresh);
 	CPPUNIT_TEST_SUITE_END();
 
 	InFlight f;
@@ -47,6 +48,14 @@ class InFlightTest : public CppUnit::TestFixture {
 		std::vector<io_u *> done;
 		f.complete(token, [&](io_u *u) { done.push_back(u); });
 		return done;
+	}
+
+	// the token of a read is known before it is added: the client posts
+	// first, then adds
+	bool add_read(io_u *u, uint64_t *token)
+	{
+		*token = f.next_read_token();
+		return f.add_read(u);
 	}
 
 	// every flush waiting, taken out as the client posts them
@@ -128,10 +137,10 @@ public:
 	{
 		f.reserve(16, InFlight::Merge::ANY);
 		uint64_t t0, t1, t2;
-		f.add_read(io(0), &t0);
+		add_read(io(0), &t0);
 		f.add_write(io(1), 0, K);
-		f.add_read(io(2), &t1);
-		f.add_read(io(3), &t2);
+		add_read(io(2), &t1);
+		add_read(io(3), &t2);
 		std::vector<io_u *> reads = {io(0), io(2)};
 		CPPUNIT_ASSERT(complete(t1) == reads);
 		// the write waits for its flush, not for any read
@@ -191,18 +200,18 @@ public:
 		f.reserve(2, InFlight::Merge::ANY);
 		uint64_t t0, t;
 		bool done = true;
-		CPPUNIT_ASSERT(f.add_read(io(0), &t0));
+		CPPUNIT_ASSERT(add_read(io(0), &t0));
 		CPPUNIT_ASSERT(f.add_write(io(1), 0, K));
 		CPPUNIT_ASSERT_EQUAL(size_t(2), f.size());
 		CPPUNIT_ASSERT(!f.add_write(io(2), K, K));
-		CPPUNIT_ASSERT(!f.add_read(io(3), &t));
+		CPPUNIT_ASSERT(!add_read(io(3), &t));
 		CPPUNIT_ASSERT(!f.add_sync(io(4), &done));
 		CPPUNIT_ASSERT_EQUAL(size_t(2), f.size());
 		// a completion makes room again
 		std::vector<io_u *> read = {io(0)};
 		CPPUNIT_ASSERT(complete(t0) == read);
-		CPPUNIT_ASSERT(f.add_read(io(5), &t));
-		CPPUNIT_ASSERT(!f.add_read(io(6), &t));
+		CPPUNIT_ASSERT(add_read(io(5), &t));
+		CPPUNIT_ASSERT(!add_read(io(6), &t));
 	}
 
 	// A refused io_u leaves no trace: it is never completed, and what is
@@ -213,7 +222,7 @@ public:
 		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
 		uint64_t t;
 		CPPUNIT_ASSERT(!f.add_write(io(1), 8 * K, K));
-		CPPUNIT_ASSERT(!f.add_read(io(2), &t));
+		CPPUNIT_ASSERT(!add_read(io(2), &t));
 		std::vector<Flush> fl = post_all();
 		CPPUNIT_ASSERT_EQUAL(size_t(1), fl.size());
 		CPPUNIT_ASSERT_EQUAL(uint64_t(0), fl[0].offset);
@@ -222,6 +231,29 @@ public:
 		CPPUNIT_ASSERT(complete(fl[0].token) == want);
 		CPPUNIT_ASSERT_EQUAL(size_t(0), f.size());
 		CPPUNIT_ASSERT(!f.flush_waiting());
+	}
+
+	void drain_gives_back_everything_and_starts_afresh()
+	{
+		f.reserve(4, InFlight::Merge::ADJACENT);
+		uint64_t t;
+		bool done;
+		f.add_write(io(0), 0, K);
+		add_read(io(1), &t);
+		f.add_write(io(2), 8 * K, K);
+		f.add_sync(io(3), &done);
+		std::vector<io_u *> got;
+		f.drain([&](io_u *u) { got.push_back(u); });
+		std::vector<io_u *> want = {io(1), io(0), io(2), io(3)};
+		CPPUNIT_ASSERT(got == want);
+		CPPUNIT_ASSERT_EQUAL(size_t(0), f.size());
+		CPPUNIT_ASSERT(!f.flush_waiting());
+		// nothing written since: a sync now is done at once
+		CPPUNIT_ASSERT(f.add_sync(io(4), &done));
+		CPPUNIT_ASSERT(done);
+		for (int i = 5; i < 9; i++)
+			CPPUNIT_ASSERT(f.add_write(io(i), 0, K));
+		CPPUNIT_ASSERT(f.full());
 	}
 
 	// Random runs against a model of the contract in inflight.hh, for
@@ -324,7 +356,8 @@ public:
 			uint64_t token;
 			const size_t before = f_.size();
 			const bool waiting = f_.flush_waiting();
-			const bool ok = f_.add_read(u, &token);
+			token = f_.next_read_token();
+			const bool ok = f_.add_read(u);
 			if (outstanding() == depth_)
 				return refused(ok, before, waiting);
 			check(ok, "a read within depth is taken");
