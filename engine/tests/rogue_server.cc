@@ -10,6 +10,7 @@
 // has disconnected (within 60 s of the bad answer), 1 if it has not, 2 on
 // a local failure.
 #include "gpspm_msg.hh"
+#include "rogue.hh"
 #include "workspace.hh"
 
 #include <librpma.h>
@@ -23,11 +24,7 @@
 
 namespace {
 
-int failed(const char *what, int ret)
-{
-	std::fprintf(stderr, "rogue_server: %s: %s\n", what, rpma_err_2str(ret));
-	return 2;
-}
+using rogue::failed;
 
 bool readable(int fd, int timeout_ms)
 {
@@ -43,6 +40,8 @@ long long ms_since(std::chrono::steady_clock::time_point t)
 
 } // namespace
 
+const char *const rogue::NAME = "rogue_server";
+
 int main(int argc, char *argv[])
 {
 	const std::string mode = argc == 4 ? argv[3] : "";
@@ -50,13 +49,10 @@ int main(int argc, char *argv[])
 		std::fprintf(stderr, "usage: %s IP PORT gpspm-bad-response\n", argv[0]);
 		return 2;
 	}
-	ibv_context *dev;
 	rpma_peer *peer;
-	int ret = rpma_utils_get_ibv_context(argv[1], RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev);
+	int ret = rogue::open_peer(argv[1], RPMA_UTIL_IBV_CONTEXT_LOCAL, &peer);
 	if (ret)
-		return failed("rpma_utils_get_ibv_context", ret);
-	if ((ret = rpma_peer_new(dev, &peer)))
-		return failed("rpma_peer_new", ret);
+		return ret;
 
 	std::vector<char> mem(1 << 20), msgs(2 * rpma_fio::MSG_ROOM);
 	rpma_mr_local *mem_mr, *msg_mr;
