@@ -34,8 +34,7 @@ constexpr int ANSWER_TIMEOUT_MS = 10000;
 
 Client::~Client()
 {
-	drop_connection();
-	rpma_mr_dereg(&local_);
+	release_buffers();
 	rpma_mr_remote_delete(&remote_);
 	rpma_peer_delete(&peer_);
 }
@@ -44,6 +43,12 @@ void Client::drop_connection()
 {
 	close_connection(&conn_);
 	cq_ = nullptr;
+}
+
+void Client::release_buffers()
+{
+	drop_connection();
+	rpma_mr_dereg(&local_);
 }
 
 int Client::init(thread_data *td, std::unique_ptr<Client> (*make)())
@@ -287,7 +292,8 @@ size_t Client::post(io_u *const *batch, size_t n)
 		switch (batch[i]->ddir) {
 		case DDIR_READ:
 			// a run of reads completes as one: only its last is signaled
-			ret = post_read(batch[i], i + 1 == n || batch[i + 1]->ddir != DDIR_READ);
+			ret = post_read(batch[i],
+				i + 1 == n || batch[i + 1]->ddir != DDIR_READ);
 			break;
 		case DDIR_WRITE:
 			ret = post_write(batch[i]);
@@ -488,8 +494,7 @@ io_u *Client::event(thread_data *td, int i)
 void Client::abandon()
 {
 	failed_ = true;
-	drop_connection();
-	rpma_mr_dereg(&local_);
+	release_buffers();
 	inflight_.drain([this](io_u *u) { give_back(u); });
 	for (io_u *u : pending_)
 		give_back(u);
@@ -518,8 +523,7 @@ void Client::end()
 		       next_conn_event(conn_, ms_left(deadline), &ev) == 0)
 			;
 	}
-	drop_connection();
-	rpma_mr_dereg(&local_);
+	release_buffers();
 }
 
 // fio calls it for each io_u right before it frees their buffers (cleanup

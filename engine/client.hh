@@ -102,6 +102,8 @@ private:
 	int reap(unsigned min);
 	int connection_check();
 	int link_check();
+	// Destroys the queue pair, then deregisters fio's buffers.
+	void release_buffers();
 	void abandon();
 	void give_back(io_u *u);
 	void end();
