@@ -43,18 +43,21 @@ teardown_order() {
 }
 
 # A server answers a flush request with bytes that are no response, then
-# nothing, the connection left up, while reads and writes are in flight:
-# the client fails its job at once, gives fio back every io_u, and stops
-# the device before fio frees the buffers (and sends no end-of-run notice
-# the server has no receive for: the device would retry it, RNR, forever).
-bad_response() {
-	local name=gpspm-bad-response crc rrc rogue naks
+# nothing, the connection left up: the client fails its job at once, gives
+# fio back every io_u, stops the device before fio frees the buffers, and
+# sends no end-of-run notice the server has no receive for (the device
+# would retry it, RNR, forever). sync=0: reads and writes in flight then;
+# sync=1: one write at a time.
+bad_response() { # bad_response SYNC
+	local name=gpspm-bad-response-sync$1 crc rrc rogue naks
+	local job=(--rw=randrw --iodepth=8)
+	(($1)) && job=(--rw=write --iodepth=1 --sync=1)
 	begin_case "$name"
 	"$ROGUE_SERVER" "$ip" "$port" gpspm-bad-response >"$case_dir/rogue.log" 2>&1 &
 	rogue=$!
 	wait_for_text "$case_dir/rogue.log" "waiting for a client" 30
 	naks=$(rnr_naks)
-	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=randrw --bs=4k --iodepth=8 \
+	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm "${job[@]}" --bs=4k \
 		--size=1m --time_based --runtime=120
 	wait_exit "$FIO_PID" 45
 	crc=$?
@@ -121,7 +124,8 @@ safety_cases() {
 	fi
 	teardown_order apm
 	teardown_order gpspm
-	bad_response
+	bad_response 0
+	bad_response 1
 	failed_post
 	sync_accounting
 }
