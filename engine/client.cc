@@ -34,10 +34,21 @@ constexpr int ANSWER_TIMEOUT_MS = 10000;
 
 Client::~Client()
 {
-	rpma_mr_dereg(&local_);
+	release_buffers();
 	rpma_mr_remote_delete(&remote_);
-	rpma_conn_delete(&conn_);
 	rpma_peer_delete(&peer_);
+}
+
+void Client::drop_connection()
+{
+	close_connection(&conn_);
+	cq_ = nullptr;
+}
+
+void Client::release_buffers()
+{
+	drop_connection();
+	rpma_mr_dereg(&local_);
 }
 
 int Client::init(thread_data *td, std::unique_ptr<Client> (*make)())
@@ -230,10 +241,18 @@ fio_q_status Client::queue(thread_data *td, io_u *u)
 		c->pending_.push_back(u);
 		return FIO_Q_QUEUED;
 	}
-	// sync=1: this io_u alone, and wait for it (nothing else is in flight)
-	if (c->post(&u, 1) || c->reap(1) < 0)
+	// sync=1: this io_u alone, and wait for it (nothing else is in flight).
+	// fio accounts it as it does for its synchronous engines: submitted
+	// and complete here, no submission latency, its latency from now.
+	if (fio_fill_issue_time(td))
+		fio_gettime(&u->issue_time, nullptr);
+	io_u_mark_submit(td, 1);
+	if (c->failed_ || c->post(&u, 1) != 1 || c->reap(1) < 0) {
+		c->abandon();
 		u->error = EIO;
+	}
 	c->completed_.clear();
+	io_u_mark_complete(td, 1);
 	return FIO_Q_COMPLETED;
 }
 
@@ -242,32 +261,39 @@ int Client::commit(thread_data *td)
 	Client *c = client_of(td);
 	if (c->pending_.empty())
 		return 0;
-	int ret = c->post(c->pending_.data(), c->pending_.size());
-	c->pending_.clear();
-	return ret ? -EIO : 0;
-}
-
-int Client::post(io_u *const *batch, size_t n)
-{
+	if (c->failed_) {
+		c->abandon();	// they come back with EIO
+		return 0;
+	}
 	// FIO_ASYNCIO_SETS_ISSUE_TIME: latencies start now, not at queue()
-	if (fio_fill_issue_time(td_)) {
+	if (fio_fill_issue_time(td)) {
 		timespec now;
 		fio_gettime(&now, nullptr);
-		for (size_t i = 0; i < n; i++) {
-			batch[i]->issue_time = now;
-			io_u_queued(td_, batch[i]);
+		for (io_u *u : c->pending_) {
+			u->issue_time = now;
+			io_u_queued(td, u);
 		}
 	}
-	io_u_mark_submit(td_, n);
+	io_u_mark_submit(td, c->pending_.size());
+	size_t posted = c->post(c->pending_.data(), c->pending_.size());
+	c->pending_.erase(c->pending_.begin(), c->pending_.begin() + posted);
+	if (c->pending_.empty())
+		return 0;
+	c->abandon();
+	return -EIO;
+}
 
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
+// Returns how many of the batch went out: all, or those before the first
+// that failed (reported).
+size_t Client::post(io_u *const *batch, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
 		int ret;
 		switch (batch[i]->ddir) {
 		case DDIR_READ:
-			while (j < n && batch[j]->ddir == DDIR_READ)
-				j++;
-			ret = post_reads(batch + i, j - i);
+			// a run of reads completes as one: only its last is signaled
+			ret = post_read(batch[i],
+				i + 1 == n || batch[i + 1]->ddir != DDIR_READ);
 			break;
 		case DDIR_WRITE:
 			ret = post_write(batch[i]);
@@ -277,10 +303,9 @@ int Client::post(io_u *const *batch, size_t n)
 			break;
 		}
 		if (ret)
-			return ret;
-		i = j;
+			return i;
 	}
-	return 0;
+	return n;
 }
 
 // fio never has more than iodepth io_us out, which is what InFlight holds
@@ -290,33 +315,32 @@ int Client::overflow()
 	return job_failed(td_, EOVERFLOW, "queue");
 }
 
-int Client::post_reads(io_u *const *run, size_t n)
+// Each io_u is added to inflight_ only once its work request is out.
+int Client::post_read(io_u *u, bool signaled)
 {
-	for (size_t i = 0; i < n; i++) {
-		io_u *u = run[i];
-		uint64_t token;
-		if (!inflight_.add_read(u, &token))
-			return overflow();
-		// the run completes as one: only its last read is signaled
-		int flags = i + 1 == n ? RPMA_F_COMPLETION_ALWAYS :
-			RPMA_F_COMPLETION_ON_ERROR;
-		int ret = rpma_read(conn_, local_,
-			static_cast<char *>(u->xfer_buf) - local_base_, remote_,
-			u->offset, u->xfer_buflen, flags, ctx(token));
-		if (ret)
-			return rpma_failed(td_, "rpma_read", ret);
-	}
+	if (inflight_.full())
+		return overflow();
+	int ret = rpma_read(conn_, local_,
+		static_cast<char *>(u->xfer_buf) - local_base_, remote_,
+		u->offset, u->xfer_buflen, signaled ? RPMA_F_COMPLETION_ALWAYS :
+		RPMA_F_COMPLETION_ON_ERROR, ctx(inflight_.next_read_token()));
+	if (ret)
+		return rpma_failed(td_, "rpma_read", ret);
+	inflight_.add_read(u);
 	return 0;
 }
 
 int Client::post_write(io_u *u)
 {
-	if (!inflight_.add_write(u, u->offset, u->xfer_buflen))
+	if (inflight_.full())
 		return overflow();
 	int ret = rpma_write(conn_, remote_, u->offset, local_,
 		static_cast<char *>(u->xfer_buf) - local_base_,
 		u->xfer_buflen, RPMA_F_COMPLETION_ON_ERROR, nullptr);
-	return ret ? rpma_failed(td_, "rpma_write", ret) : 0;
+	if (ret)
+		return rpma_failed(td_, "rpma_write", ret);
+	inflight_.add_write(u, u->offset, u->xfer_buflen);
+	return 0;
 }
 
 int Client::post_sync(io_u *u)
@@ -360,7 +384,6 @@ int Client::poll_once()
 int Client::handle(const ibv_wc &wc)
 {
 	if (wc.status != IBV_WC_SUCCESS) {
-		broken_ = true;
 		report(td_, "an RDMA operation failed: %s (did the server stop or the link go down?)",
 			ibv_wc_status_str(wc.status));
 		return job_failed(td_, EIO, "completion");
@@ -385,7 +408,6 @@ int Client::connection_check()
 		return 0;
 	if (ret)
 		return rpma_failed(td_, "rpma_conn_next_event", ret);
-	broken_ = true;
 	report(td_, "the server ended the connection (%s)",
 		rpma_utils_conn_event_2str(ev));
 	return job_failed(td_, ECONNRESET, "connection");
@@ -395,7 +417,6 @@ int Client::link_check()
 {
 	if (!link_.down())
 		return 0;
-	broken_ = true;
 	report(td_, "the RDMA link to %s went down (no active port); %zu "
 		"operations will never complete", options_of(td_).serverip,
 		inflight_.size());
@@ -426,12 +447,9 @@ int Client::wait_for_completions()
 // The flushes go out only when it has to wait: while completed io_us are
 // left for fio (which takes them one at a time by default, with
 // iodepth_batch_complete_max=1), the writes it commits meanwhile join the
-// next flush. Returns the number complete, or -1 once the connection
-// failed.
+// next flush. Returns the number complete, or -1 once it failed (reported).
 int Client::reap(unsigned min)
 {
-	if (broken_)
-		return -1;
 	for (;;) {
 		int ret = poll_once();
 		if (failed(ret))
@@ -459,8 +477,10 @@ int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespe
 	c->completed_.erase(c->completed_.begin(),
 		c->completed_.begin() + c->handed_out_);
 	c->handed_out_ = 0;
-	if (c->reap(min) < 0)
+	if (!c->failed_ && c->reap(min) < 0) {
+		c->abandon();	// fio asks for them on its way out
 		return -EIO;
+	}
 	c->handed_out_ = std::min<size_t>(c->completed_.size(), max);
 	return static_cast<int>(c->handed_out_);
 }
@@ -470,6 +490,52 @@ io_u *Client::event(thread_data *td, int i)
 	return client_of(td)->completed_[i];
 }
 
+// The job failed: see client.hh.
+void Client::abandon()
+{
+	failed_ = true;
+	release_buffers();
+	inflight_.drain([this](io_u *u) { give_back(u); });
+	for (io_u *u : pending_)
+		give_back(u);
+	pending_.clear();
+}
+
+void Client::give_back(io_u *u)
+{
+	u->error = EIO;
+	completed_.push_back(u);
+}
+
+// The end of a job: the goodbye after a good run, then nothing of fio's
+// stays registered. Once done, does nothing.
+void Client::end()
+{
+	if (conn_ && !failed_) {
+		finish();
+		rpma_conn_disconnect(conn_);
+		// the server answers the disconnect; no answer in time is no reason
+		// to fail a finished job
+		const auto deadline = Clock::now() +
+			std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
+		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		while (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST &&
+		       next_conn_event(conn_, ms_left(deadline), &ev) == 0)
+			;
+	}
+	release_buffers();
+}
+
+// fio calls it for each io_u right before it frees their buffers (cleanup
+// comes later): every io_u is back by then.
+void Client::io_u_free(thread_data *td, io_u *)
+{
+	if (!fio_known_good())
+		return;
+	if (Client *c = client_of(td))
+		c->end();
+}
+
 void Client::cleanup(thread_data *td)
 {
 	if (!fio_known_good())
@@ -477,18 +543,7 @@ void Client::cleanup(thread_data *td)
 	Client *c = client_of(td);
 	if (!c)
 		return;
-	if (c->conn_ && !c->broken_) {
-		c->finish();
-		rpma_conn_disconnect(c->conn_);
-		// the server answers the disconnect; no answer in time is no reason
-		// to fail a finished job
-		const auto deadline = Clock::now() +
-			std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
-		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-		while (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST &&
-		       next_conn_event(c->conn_, ms_left(deadline), &ev) == 0)
-			;
-	}
+	c->end();
 	delete c;
 	td->io_ops_data = nullptr;
 }

@@ -8,6 +8,14 @@
 // signaled; writes are never signaled, the flushes after them are (APM:
 // rpma_flush; GPSPM: a flush request to the server), shared as
 // inflight.hh says, and posted only when the client has to wait.
+//
+// fio frees its io_u buffers before it closes the engine, and after an
+// error it does not wait for the io_us in flight: it asks for them once.
+// So once the job fails the client gives up at once: it destroys the
+// queue pair (the device writes nothing more into fio's buffers),
+// deregisters the buffers, and hands every io_u fio gave it back with
+// EIO. After a good run the same happens, after the goodbye, in
+// io_u_free, the hook fio calls just before it frees the buffers.
 #ifndef RPMA_ENGINE_CLIENT_HH
 #define RPMA_ENGINE_CLIENT_HH
 
@@ -43,6 +51,7 @@ public:
 	static int getevents(thread_data *td, unsigned min, unsigned max,
 		const timespec *t);
 	static io_u *event(thread_data *td, int i);
+	static void io_u_free(thread_data *td, io_u *u);
 	static void cleanup(thread_data *td);
 
 protected:
@@ -57,8 +66,12 @@ protected:
 	// A successful completion that is not an RDMA read/write/flush: sets
 	// *token to the token of the flush it completes, if it does.
 	virtual int message_completion(const ibv_wc &wc, uint64_t *token) = 0;
-	// Before disconnecting: tell the server the run is over.
+	// Before disconnecting after a good run: tell the server it is over.
 	virtual void finish() {}
+
+	// Disconnects and destroys the queue pair, if there is one: the device
+	// then writes into no memory registered for it.
+	void drop_connection();
 
 	// Polls for completions once, handling them: 0 if there were some,
 	// RPMA_E_NO_COMPLETION if not, anything else once failed (reported).
@@ -74,13 +87,12 @@ protected:
 	rpma_cq *cq_ = nullptr;
 	rpma_mr_remote *remote_ = nullptr;
 	uint64_t remote_size_ = 0;
-	bool broken_ = false;	// the connection failed: no goodbye
 
 private:
 	int connect();
 	int check_server(const Workspace &ws);
-	int post(io_u *const *batch, size_t n);
-	int post_reads(io_u *const *run, size_t n);
+	size_t post(io_u *const *batch, size_t n);
+	int post_read(io_u *u, bool signaled);
 	int post_write(io_u *u);
 	int post_sync(io_u *u);
 	int post_flushes();
@@ -90,6 +102,11 @@ private:
 	int reap(unsigned min);
 	int connection_check();
 	int link_check();
+	// Destroys the queue pair, then deregisters fio's buffers.
+	void release_buffers();
+	void abandon();
+	void give_back(io_u *u);
+	void end();
 
 	rpma_mr_local *local_ = nullptr;
 	char *local_base_ = nullptr;
@@ -102,6 +119,7 @@ private:
 	std::vector<io_u *> completed_;
 	size_t handed_out_ = 0;	// completed_[0..handed_out_) went to fio
 	unsigned idle_polls_ = 0;
+	bool failed_ = false;	// the job failed: the connection is gone
 };
 
 }

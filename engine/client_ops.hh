@@ -32,6 +32,7 @@ ioengine_ops client_ops(const char *name)
 		.get_file_size = [](thread_data *td, fio_file *f) {
 			return fio_matches(td, &ioengine) ? Client::get_file_size(td, f) : 1;
 		},
+		.io_u_free = Client::io_u_free,
 		.option_struct_size = sizeof(Options),
 		.options = options,
 	};

@@ -36,4 +36,12 @@ int ms_left(Clock::time_point deadline)
 	return static_cast<int>(std::clamp<long long>(left, 0, 1 << 30));
 }
 
+void close_connection(rpma_conn **conn)
+{
+	if (!*conn)
+		return;
+	rpma_conn_disconnect(*conn);	// fails harmlessly on a dead one
+	rpma_conn_delete(conn);
+}
+
 }

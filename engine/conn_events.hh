@@ -30,6 +30,10 @@ int next_conn_event(rpma_conn *conn, int timeout_ms, rpma_conn_event *event);
 // milliseconds left until deadline, at least 0
 int ms_left(Clock::time_point deadline);
 
+// Disconnects and deletes *conn, if any. Its queue pair goes first: the
+// device then writes into no memory registered for it, which may go next.
+void close_connection(rpma_conn **conn);
+
 }
 
 #endif

@@ -23,6 +23,7 @@ class GpspmClient final : public Client {
 public:
 	~GpspmClient() override
 	{
+		drop_connection();	// before the messages' memory
 		rpma_mr_dereg(&msg_mr_);
 	}
 
@@ -139,8 +140,13 @@ private:
 	}
 
 	// The end-of-run notice: an all-zero request, which gets no response.
+	// Only with no request outstanding: then the server has reposted the
+	// receive of each, and one is free for the notice; else the SEND
+	// would meet RNR NAKs, retried forever, until the deadline.
 	void finish() override
 	{
+		if (outstanding_)
+			return;
 		const auto deadline = Clock::now() +
 			std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
 		int k;

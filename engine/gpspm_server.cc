@@ -25,6 +25,7 @@ class GpspmServer final : public Server {
 public:
 	~GpspmServer() override
 	{
+		close_connection(&conn_);	// before the receives' memory
 		rpma_mr_dereg(&msg_mr_);
 	}
 

@@ -8,6 +8,7 @@ namespace rpma_fio {
 void InFlight::reserve(unsigned depth, Merge merge)
 {
 	merge_ = merge;
+	depth_ = depth;
 	reads_.reserve(depth);
 	writes_.reserve(depth);
 	// every write or sync adds a flush at most
@@ -16,17 +17,17 @@ void InFlight::reserve(unsigned depth, Merge merge)
 	dirty_lo_ = dirty_hi_ = 0;
 }
 
-bool InFlight::add_read(io_u *u, uint64_t *token)
+bool InFlight::add_read(io_u *u)
 {
-	*token = next_seq_;
-	return reads_.push({u, next_seq_++});
+	return !full() && reads_.push({u, next_seq_++});
 }
 
 bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
 {
-	const uint64_t seq = next_seq_++;
-	if (!writes_.push({u, seq}))
+	if (full())
 		return false;
+	const uint64_t seq = next_seq_++;
+	writes_.push({u, seq});
 	const uint64_t hi = offset + length;
 	if (dirty_lo_ == dirty_hi_) {
 		dirty_lo_ = offset;
@@ -35,7 +36,8 @@ bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
 		dirty_lo_ = std::min(dirty_lo_, offset);
 		dirty_hi_ = std::max(dirty_hi_, hi);
 	}
-	return need_flush(offset, hi, seq);
+	need_flush(offset, hi, seq);
+	return true;
 }
 
 bool InFlight::add_sync(io_u *u, bool *done)
@@ -48,17 +50,21 @@ bool InFlight::add_sync(io_u *u, bool *done)
 			*done = true;
 			return true;
 		}
-		return writes_.push({u, writes_.back().seq});
+		return !full() && writes_.push({u, writes_.back().seq});
 	}
-	const uint64_t seq = next_seq_++;
-	if (!writes_.push({u, seq}))
+	if (full())
 		return false;
+	const uint64_t seq = next_seq_++;
+	writes_.push({u, seq});
 	const uint64_t lo = dirty_lo_, hi = dirty_hi_;
 	dirty_lo_ = dirty_hi_ = 0;
-	return need_flush(lo, hi, seq);
+	need_flush(lo, hi, seq);
+	return true;
 }
 
-bool InFlight::need_flush(uint64_t lo, uint64_t hi, uint64_t seq)
+// Never short of room: each flush waiting has a write or sync of its own in
+// flight.
+void InFlight::need_flush(uint64_t lo, uint64_t hi, uint64_t seq)
 {
 	if (!flushes_.empty()) {
 		Flush &last = flushes_.back();
@@ -67,10 +73,10 @@ bool InFlight::need_flush(uint64_t lo, uint64_t hi, uint64_t seq)
 			last.offset = std::min(last.offset, lo);
 			last.length = std::max(last_hi, hi) - last.offset;
 			last.token = seq | FLUSH_BIT;
-			return true;
+			return;
 		}
 	}
-	return flushes_.push({lo, hi - lo, seq | FLUSH_BIT});
+	flushes_.push({lo, hi - lo, seq | FLUSH_BIT});
 }
 
 }

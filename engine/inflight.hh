@@ -42,9 +42,14 @@ public:
 	// Takes all the memory: at most `depth` io_us are ever in flight.
 	void reserve(unsigned depth, Merge merge);
 
-	// false only when more than `depth` io_us are in flight.
-	// *token: the op_context for the read, if it is signaled.
-	bool add_read(io_u *u, uint64_t *token);
+	// The io_us are added once their work request is posted, so that a
+	// failed post leaves nothing to undo. Each add returns false, and
+	// records nothing, when `depth` io_us are in flight already (reads,
+	// writes and syncs together).
+	bool full() const { return size() >= depth_; }
+	// The op_context for the next read added, if it is signaled.
+	uint64_t next_read_token() const { return next_seq_; }
+	bool add_read(io_u *u);
 	bool add_write(io_u *u, uint64_t offset, uint64_t length);
 	// A sync completes once everything written before it is flushed (and
 	// flushes again what was written since the previous sync). *done: u
@@ -71,6 +76,20 @@ public:
 
 	size_t size() const { return reads_.size() + writes_.size(); }
 
+	// Gives up: passes every io_u in flight to done(io_u *), the reads
+	// first, each kind in the order posted, and forgets the flushes not
+	// posted yet; as after reserve().
+	template <typename F>
+	void drain(F &&done)
+	{
+		for (Ring<Entry> *q : {&reads_, &writes_})
+			for (; !q->empty(); q->pop())
+				done(q->front().u);
+		while (flush_waiting())
+			flushes_.pop();
+		dirty_lo_ = dirty_hi_ = 0;
+	}
+
 private:
 	static constexpr uint64_t FLUSH_BIT = uint64_t(1) << 63;
 
@@ -80,9 +99,10 @@ private:
 	};
 
 	// a flush of [lo, hi) completes the writes and syncs up to `seq`
-	bool need_flush(uint64_t lo, uint64_t hi, uint64_t seq);
+	void need_flush(uint64_t lo, uint64_t hi, uint64_t seq);
 
 	Merge merge_ = Merge::ANY;
+	size_t depth_ = 0;
 	uint64_t next_seq_ = 1;
 	Ring<Entry> reads_, writes_;	// writes_ holds syncs too
 	Ring<Flush> flushes_;	// not posted yet

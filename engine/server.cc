@@ -27,7 +27,7 @@ constexpr int GOODBYE_TIMEOUT_MS = 5000;
 
 Server::~Server()
 {
-	rpma_conn_delete(&conn_);
+	close_connection(&conn_);
 	rpma_mr_dereg(&mr_);
 	mem_.unmap();
 	rpma_peer_delete(&peer_);
@@ -257,9 +257,7 @@ void Server::goodbye()
 		       next_conn_event(conn_, ms_left(deadline), &ev) == 0)
 			;
 	}
-	if (conn_)
-		rpma_conn_disconnect(conn_);
-	rpma_conn_delete(&conn_);
+	close_connection(&conn_);
 	rpma_mr_dereg(&mr_);
 	mem_.unmap();
 }

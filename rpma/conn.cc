@@ -177,11 +177,11 @@ int Conn::native_atomic_write([[maybe_unused]] const MrRemote &dst,
 
 int Conn::release() noexcept
 {
-	int ret = flush_mr_.reset();
-	if (queues_) {
-		if (int queues_ret = queues_->release(); !ret)
-			ret = queues_ret;
-	}
+	// the queue pair first: a flush posted last may still be writing
+	// into the sink
+	int ret = queues_ ? queues_->release() : 0;
+	if (int mr_ret = flush_mr_.reset(); !ret)
+		ret = mr_ret;
 	if (int id_ret = id_.reset(); !ret)
 		ret = id_ret;
 	if (int channel_ret = events_.reset(); !ret)

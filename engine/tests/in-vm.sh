@@ -13,6 +13,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/errors.sh"
 # shellcheck source=interop.sh
 . "$here/interop.sh"
+# shellcheck source=safety.sh
+. "$here/safety.sh"
 
 mode=${1:-quick}
 case $mode in
@@ -34,6 +36,7 @@ examples_case gpspm
 distributed_case
 pmem_cases
 error_cases
+safety_cases
 if [[ -n "${OLD_FIO:-}" ]]; then
 	interop_cases
 else

@@ -6,6 +6,9 @@
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <deque>
+#include <random>
+#include <string>
 #include <vector>
 
 using rpma_fio::Flush;
@@ -16,7 +19,7 @@ namespace {
 // stand-ins for fio's io_us: only their addresses matter
 io_u *io(int i)
 {
-	static char slots[64];
+	static char slots[1 << 20];
 	return reinterpret_cast<io_u *>(&slots[i]);
 }
 
@@ -32,7 +35,10 @@ class InFlightTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(sync_flushes_what_was_written_since_the_last);
 	CPPUNIT_TEST(sync_with_nothing_written_waits_for_the_writes_in_flight);
 	CPPUNIT_TEST(sync_with_nothing_in_flight_is_done_at_once);
-	CPPUNIT_TEST(more_than_depth_is_refused);
+	CPPUNIT_TEST(depth_counts_every_kind);
+	CPPUNIT_TEST(a_refused_io_u_leaves_no_trace);
+	CPPUNIT_TEST(random_runs_keep_the_contract);
+	CPPUNIT_TEST(drain_gives_back_everything_and_starts_afresh);
 	CPPUNIT_TEST_SUITE_END();
 
 	InFlight f;
@@ -42,6 +48,14 @@ class InFlightTest : public CppUnit::TestFixture {
 		std::vector<io_u *> done;
 		f.complete(token, [&](io_u *u) { done.push_back(u); });
 		return done;
+	}
+
+	// the token of a read is known before it is added: the client posts
+	// first, then adds
+	bool add_read(io_u *u, uint64_t *token)
+	{
+		*token = f.next_read_token();
+		return f.add_read(u);
 	}
 
 	// every flush waiting, taken out as the client posts them
@@ -123,10 +137,10 @@ public:
 	{
 		f.reserve(16, InFlight::Merge::ANY);
 		uint64_t t0, t1, t2;
-		f.add_read(io(0), &t0);
+		add_read(io(0), &t0);
 		f.add_write(io(1), 0, K);
-		f.add_read(io(2), &t1);
-		f.add_read(io(3), &t2);
+		add_read(io(2), &t1);
+		add_read(io(3), &t2);
 		std::vector<io_u *> reads = {io(0), io(2)};
 		CPPUNIT_ASSERT(complete(t1) == reads);
 		// the write waits for its flush, not for any read
@@ -179,17 +193,286 @@ public:
 		CPPUNIT_ASSERT(!f.flush_waiting());
 	}
 
-	void more_than_depth_is_refused()
+	// "at most `depth` io_us are ever in flight": reads, writes and syncs
+	// together, whatever the mix
+	void depth_counts_every_kind()
 	{
 		f.reserve(2, InFlight::Merge::ANY);
-		uint64_t t;
-		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
-		CPPUNIT_ASSERT(f.add_write(io(1), K, K));
-		CPPUNIT_ASSERT(!f.add_write(io(2), 2 * K, K));
-		CPPUNIT_ASSERT(f.add_read(io(3), &t));
-		CPPUNIT_ASSERT(f.add_read(io(4), &t));
-		CPPUNIT_ASSERT(!f.add_read(io(5), &t));
+		uint64_t t0, t;
+		bool done = true;
+		CPPUNIT_ASSERT(add_read(io(0), &t0));
+		CPPUNIT_ASSERT(f.add_write(io(1), 0, K));
+		CPPUNIT_ASSERT_EQUAL(size_t(2), f.size());
+		CPPUNIT_ASSERT(!f.add_write(io(2), K, K));
+		CPPUNIT_ASSERT(!add_read(io(3), &t));
+		CPPUNIT_ASSERT(!f.add_sync(io(4), &done));
+		CPPUNIT_ASSERT_EQUAL(size_t(2), f.size());
+		// a completion makes room again
+		std::vector<io_u *> read = {io(0)};
+		CPPUNIT_ASSERT(complete(t0) == read);
+		CPPUNIT_ASSERT(add_read(io(5), &t));
+		CPPUNIT_ASSERT(!add_read(io(6), &t));
 	}
+
+	// A refused io_u leaves no trace: it is never completed, and what is
+	// in flight completes as if it had not been offered.
+	void a_refused_io_u_leaves_no_trace()
+	{
+		f.reserve(1, InFlight::Merge::ADJACENT);
+		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
+		uint64_t t;
+		CPPUNIT_ASSERT(!f.add_write(io(1), 8 * K, K));
+		CPPUNIT_ASSERT(!add_read(io(2), &t));
+		std::vector<Flush> fl = post_all();
+		CPPUNIT_ASSERT_EQUAL(size_t(1), fl.size());
+		CPPUNIT_ASSERT_EQUAL(uint64_t(0), fl[0].offset);
+		CPPUNIT_ASSERT_EQUAL(K, fl[0].length);
+		std::vector<io_u *> want = {io(0)};
+		CPPUNIT_ASSERT(complete(fl[0].token) == want);
+		CPPUNIT_ASSERT_EQUAL(size_t(0), f.size());
+		CPPUNIT_ASSERT(!f.flush_waiting());
+	}
+
+	void drain_gives_back_everything_and_starts_afresh()
+	{
+		f.reserve(4, InFlight::Merge::ADJACENT);
+		uint64_t t;
+		bool done;
+		f.add_write(io(0), 0, K);
+		add_read(io(1), &t);
+		f.add_write(io(2), 8 * K, K);
+		f.add_sync(io(3), &done);
+		std::vector<io_u *> got;
+		f.drain([&](io_u *u) { got.push_back(u); });
+		std::vector<io_u *> want = {io(1), io(0), io(2), io(3)};
+		CPPUNIT_ASSERT(got == want);
+		CPPUNIT_ASSERT_EQUAL(size_t(0), f.size());
+		CPPUNIT_ASSERT(!f.flush_waiting());
+		// nothing written since: a sync now is done at once
+		CPPUNIT_ASSERT(f.add_sync(io(4), &done));
+		CPPUNIT_ASSERT(done);
+		for (int i = 5; i < 9; i++)
+			CPPUNIT_ASSERT(f.add_write(io(i), 0, K));
+		CPPUNIT_ASSERT(f.full());
+	}
+
+	// Random runs against a model of the contract in inflight.hh, for
+	// either merge and several depths; the device completes the signaled
+	// operations in the order they were posted.
+	void random_runs_keep_the_contract()
+	{
+		for (unsigned seed = 1; seed <= 300; seed++)
+			for (InFlight::Merge m : {InFlight::Merge::ANY, InFlight::Merge::ADJACENT})
+				Model(f, m, 1 + seed % 7, seed).run(400);
+	}
+
+	class Model {
+	public:
+		Model(InFlight &f, InFlight::Merge merge, unsigned depth, unsigned seed)
+			: f_(f), merge_(merge), depth_(depth), rng_(seed)
+		{
+			f_.reserve(depth, merge);
+			where_ = "seed " + std::to_string(seed) + " depth " +
+				std::to_string(depth) + (merge == InFlight::Merge::ANY ?
+				" ANY" : " ADJACENT");
+		}
+
+		void run(unsigned steps)
+		{
+			for (unsigned i = 0; i < steps; i++) {
+				switch (pick(6)) {
+				case 0: read(); break;
+				case 1: case 2: write(); break;
+				case 3: sync(); break;
+				case 4: post(); break;
+				default: device(); break;
+				}
+				check(f_.size() == outstanding(), "size() is what is in flight");
+			}
+			// the end of a run: every flush goes out, everything completes
+			post();
+			while (!fifo_.empty())
+				device();
+			if (!reads_.empty())
+				completed(&reads_, reads_.back().token);
+			check(outstanding() == 0, "everything completes in the end");
+			check(!f_.flush_waiting(), "no flush left");
+		}
+
+	private:
+		static constexpr uint64_t REGION = 64 * K;
+
+		struct Io {
+			int id;
+			uint64_t lo = 0, hi = 0;	// writes
+			long added;
+			uint64_t token = 0;	// reads
+			bool sync = false;
+			std::vector<std::pair<uint64_t, uint64_t>> to_flush{};	// syncs
+		};
+		struct Posted {
+			uint64_t lo, hi, token;
+			long at;
+		};
+
+		InFlight &f_;
+		InFlight::Merge merge_;
+		unsigned depth_;
+		std::mt19937 rng_;
+		std::string where_;
+		long now_ = 0;
+		int next_id_ = 0;
+		std::deque<Io> reads_, writes_;	// writes_ holds syncs too
+		std::vector<std::pair<uint64_t, uint64_t>> dirty_;	// since the last sync
+		std::vector<Posted> posted_;	// every flush taken out so far
+		std::deque<std::pair<bool, uint64_t>> fifo_;	// signaled: flush?, token
+		std::vector<bool> seen_;
+
+		unsigned pick(unsigned n) { return rng_() % n; }
+		size_t outstanding() const { return reads_.size() + writes_.size(); }
+		void check(bool ok, const std::string &what)
+		{
+			CPPUNIT_ASSERT_MESSAGE(where_ + " step " + std::to_string(now_) +
+				": " + what, ok);
+		}
+		io_u *fresh()
+		{
+			seen_.push_back(false);
+			return io(next_id_);
+		}
+
+		void refused(bool accepted, size_t before, bool waiting)
+		{
+			check(!accepted, "an io_u beyond depth is refused");
+			check(f_.size() == before && f_.flush_waiting() == waiting,
+				"a refused io_u changes nothing");
+			next_id_++;	// never to be completed
+		}
+
+		void read()
+		{
+			now_++;
+			io_u *u = fresh();
+			uint64_t token;
+			const size_t before = f_.size();
+			const bool waiting = f_.flush_waiting();
+			token = f_.next_read_token();
+			const bool ok = f_.add_read(u);
+			if (outstanding() == depth_)
+				return refused(ok, before, waiting);
+			check(ok, "a read within depth is taken");
+			reads_.push_back({next_id_++, 0, 0, now_, token});
+			if (pick(2))	// the last read of a run is signaled
+				fifo_.push_back({false, token});
+		}
+
+		void write()
+		{
+			now_++;
+			io_u *u = fresh();
+			const uint64_t len = (1 + pick(4)) * K / 2;
+			const uint64_t off = pick(REGION / K * 2 - 4) * K / 2;
+			const size_t before = f_.size();
+			const bool waiting = f_.flush_waiting();
+			const bool ok = f_.add_write(u, off, len);
+			if (outstanding() == depth_)
+				return refused(ok, before, waiting);
+			check(ok, "a write within depth is taken");
+			writes_.push_back({next_id_++, off, off + len, now_});
+			dirty_.push_back({off, off + len});
+		}
+
+		void sync()
+		{
+			now_++;
+			io_u *u = fresh();
+			bool done = false;
+			const size_t before = f_.size();
+			const bool waiting = f_.flush_waiting();
+			const bool ok = f_.add_sync(u, &done);
+			if (writes_.empty() && dirty_.empty()) {
+				check(ok && done, "a sync with nothing written is done at once");
+				seen_[next_id_++] = true;
+				return;
+			}
+			if (outstanding() == depth_)
+				return refused(ok, before, waiting);
+			check(ok && !done, "a sync after writes waits for them");
+			Io s{next_id_++, 0, 0, now_};
+			s.sync = true;
+			s.to_flush.swap(dirty_);
+			writes_.push_back(s);
+		}
+
+		void post()
+		{
+			now_++;
+			while (f_.flush_waiting()) {
+				const Flush fl = f_.next_flush();
+				f_.flush_posted();
+				check(fl.length > 0 && fl.offset + fl.length <= REGION,
+					"a flush lies within what was written");
+				posted_.push_back({fl.offset, fl.offset + fl.length, fl.token, now_});
+				fifo_.push_back({true, fl.token});
+			}
+		}
+
+		// the device completes the oldest signaled operation
+		void device()
+		{
+			now_++;
+			if (fifo_.empty())
+				return;
+			auto [flush, token] = fifo_.front();
+			fifo_.pop_front();
+			completed(flush ? &writes_ : &reads_, token);
+		}
+
+		// A flush posted after `after`, completed by now (posted no later
+		// than the one completing), whose range holds [lo, hi); with ANY
+		// any flush orders what was written before it.
+		bool flushed(long after, uint64_t lo, uint64_t hi, size_t upto) const
+		{
+			for (size_t i = 0; i <= upto; i++) {
+				const Posted &p = posted_[i];
+				if (p.at > after && (merge_ == InFlight::Merge::ANY ||
+						(p.lo <= lo && hi <= p.hi)))
+					return true;
+			}
+			return false;
+		}
+
+		void completed(std::deque<Io> *q, uint64_t token)
+		{
+			std::vector<io_u *> got;
+			f_.complete(token, [&](io_u *u) { got.push_back(u); });
+			size_t upto = posted_.size();
+			if (q == &writes_) {
+				while (posted_[--upto].token != token)
+					;
+			}
+			for (io_u *u : got) {
+				check(!q->empty() && u == io(q->front().id),
+					"the oldest io_u of its kind completes first");
+				const Io &x = q->front();
+				check(!seen_[x.id], "an io_u completes once");
+				seen_[x.id] = true;
+				if (q == &reads_)
+					check(x.token <= token, "a read completes with a read after it");
+				else if (x.sync)
+					for (auto [lo, hi] : x.to_flush)
+						check(flushed(x.added, lo, hi, upto),
+							"a sync completes once what was written before it is flushed after it");
+				else
+					check(flushed(x.added, x.lo, x.hi, upto),
+						"a write completes only after a flush posted after it");
+				q->pop_front();
+			}
+			if (q == &reads_)
+				check(q->empty() || q->front().token > token,
+					"a read completes every read before it");
+		}
+	};
 };
 
 CPPUNIT_TEST_SUITE_REGISTRATION(InFlightTest);

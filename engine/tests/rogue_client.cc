@@ -9,6 +9,7 @@
 // connection within 30 s (gpspm-*), or failed the write with a remote access
 // error (outside); 1 otherwise; 2 on a local failure.
 #include "gpspm_msg.hh"
+#include "rogue.hh"
 #include "workspace.hh"
 
 #include <librpma.h>
@@ -22,11 +23,7 @@
 
 namespace {
 
-int failed(const char *what, int ret)
-{
-	std::fprintf(stderr, "rogue_client: %s: %s\n", what, rpma_err_2str(ret));
-	return 2;
-}
+using rogue::failed;
 
 // the next connection event, or -1 after timeout_ms
 int next_event(rpma_conn *conn, int timeout_ms, rpma_conn_event &ev)
@@ -41,6 +38,8 @@ int next_event(rpma_conn *conn, int timeout_ms, rpma_conn_event &ev)
 
 } // namespace
 
+const char *const rogue::NAME = "rogue_client";
+
 int main(int argc, char *argv[])
 {
 	const std::string mode = argc == 4 ? argv[3] : "";
@@ -49,13 +48,10 @@ int main(int argc, char *argv[])
 			argv[0]);
 		return 2;
 	}
-	ibv_context *dev;
 	rpma_peer *peer;
-	int ret = rpma_utils_get_ibv_context(argv[1], RPMA_UTIL_IBV_CONTEXT_REMOTE, &dev);
+	int ret = rogue::open_peer(argv[1], RPMA_UTIL_IBV_CONTEXT_REMOTE, &peer);
 	if (ret)
-		return failed("rpma_utils_get_ibv_context", ret);
-	if ((ret = rpma_peer_new(dev, &peer)))
-		return failed("rpma_peer_new", ret);
+		return ret;
 
 	std::vector<char> buf(rpma_fio::MSG_ROOM);
 	rpma_mr_local *mr;

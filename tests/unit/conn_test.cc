@@ -37,6 +37,7 @@ class ConnTest : public Fixture {
 	CPPUNIT_TEST(delete_rules);
 	CPPUNIT_TEST(delete_releases_everything);
 	CPPUNIT_TEST(delete_failures_still_clear);
+	CPPUNIT_TEST(delete_destroys_the_qp_before_deregistering);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_conn_cfg *shared_cfg(uint32_t rcq_size)
@@ -446,6 +447,16 @@ public:
 		CPPUNIT_ASSERT_EQUAL(1u, fake::count(fake::Call::rdma_destroy_qp));
 		CPPUNIT_ASSERT_EQUAL(1u, fake::count(fake::Call::rdma_destroy_id));
 		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
+	}
+
+	// the flush sink stays registered while a flush may still write into it
+	void delete_destroys_the_qp_before_deregistering()
+	{
+		make_conn();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_delete(&conn));
+		CPPUNIT_ASSERT_EQUAL(1u, fake::count(fake::Call::ibv_dereg_mr));
+		CPPUNIT_ASSERT(fake::first_index(fake::Call::rdma_destroy_qp) <
+			       fake::first_index(fake::Call::ibv_dereg_mr));
 	}
 
 	void delete_failures_still_clear()

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// engine_check.cc -- LD_PRELOAD into a fio running the engines, for the
+// engine tests (errors.sh, safety cases):
+//
+// - It watches the order of teardown. Memory must be deregistered before
+//   it is freed, and a queue pair destroyed before the memory it works on
+//   is deregistered: otherwise the device may still write into memory the
+//   program has handed back (fio frees its io_u buffers before it closes
+//   the engine). Each violation prints an "engine-check: FAIL" line on
+//   stderr; at exit a summary line tells how many registered regions were
+//   freed in order, and how many violations there were.
+//
+// - ENGINE_CHECK_FAIL=FUNCTION:N makes the Nth call of FUNCTION (rpma_read,
+//   rpma_write, rpma_flush or rpma_send) in the process fail as a failed
+//   post would: RPMA_E_PROVIDER, nothing posted.
+#include <infiniband/verbs.h>
+#include <librpma.h>
+#include <rdma/rdma_cma.h>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+extern "C" void __libc_free(void *);
+
+namespace {
+
+struct Region {
+	const void *mr;
+	uintptr_t lo, hi;
+	const ibv_pd *pd;
+};
+
+constexpr int MAX = 256;
+
+// Plain arrays under a mutex: free() must not allocate.
+std::mutex lock;
+Region live[MAX];
+int n_live;
+uintptr_t gone[MAX];	// start addresses of deregistered regions, not freed yet
+int n_gone;
+const ibv_qp *qps[MAX];
+int n_qps;
+std::atomic<int> in_order, violations;
+
+template <typename... A>
+void say(const char *fmt, A... args)
+{
+	char buf[256];
+	int n = std::snprintf(buf, sizeof(buf), fmt, args...);
+	if (n > 0 && write(2, buf, std::min<size_t>(n, sizeof(buf) - 1)) < 0)
+		return;
+}
+
+// The function this one stands in for: fio may link the verbs itself, but
+// librpma comes with the engine, loaded where RTLD_NEXT does not look.
+template <typename F>
+F real(const char *lib, const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+	if (!f)
+		if (void *h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD))
+			f = dlsym(h, name);
+	if (!f) {
+		say("engine-check: no %s to wrap\n", name);
+		std::abort();
+	}
+	return reinterpret_cast<F>(f);
+}
+
+void registered(ibv_mr *mr)
+{
+	if (!mr)
+		return;
+	std::lock_guard<std::mutex> g(lock);
+	if (n_live < MAX)
+		live[n_live++] = {mr, reinterpret_cast<uintptr_t>(mr->addr),
+			reinterpret_cast<uintptr_t>(mr->addr) + mr->length, mr->pd};
+}
+
+// ENGINE_CHECK_FAIL: true for the call that is to fail
+bool inject(const char *function)
+{
+	static const char *spec = std::getenv("ENGINE_CHECK_FAIL");
+	static std::atomic<long> calls;
+	if (!spec)
+		return false;
+	const char *colon = std::strchr(spec, ':');
+	if (!colon || std::strncmp(spec, function, colon - spec) ||
+	    std::strlen(function) != size_t(colon - spec))
+		return false;
+	if (++calls != std::atol(colon + 1))
+		return false;
+	say("engine-check: failing call %ld of %s\n", calls.load(), function);
+	return true;
+}
+
+struct Summary {
+	~Summary()
+	{
+		say("engine-check: %d registered regions freed after deregistration, "
+			"%d violations\n", in_order.load(), violations.load());
+	}
+} summary;
+
+} // namespace
+
+extern "C" {
+
+#undef ibv_reg_mr
+ibv_mr *ibv_reg_mr(ibv_pd *pd, void *addr, size_t length, int access)
+{
+	static auto f = real<ibv_mr *(*)(ibv_pd *, void *, size_t, int)>(
+		"libibverbs.so.1", "ibv_reg_mr");
+	ibv_mr *mr = f(pd, addr, length, access);
+	registered(mr);
+	return mr;
+}
+
+ibv_mr *ibv_reg_mr_iova2(ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+	unsigned int access)
+{
+	static auto f = real<ibv_mr *(*)(ibv_pd *, void *, size_t, uint64_t,
+		unsigned int)>("libibverbs.so.1", "ibv_reg_mr_iova2");
+	ibv_mr *mr = f(pd, addr, length, iova, access);
+	registered(mr);
+	return mr;
+}
+
+int ibv_dereg_mr(ibv_mr *mr)
+{
+	static auto f = real<int (*)(ibv_mr *)>("libibverbs.so.1", "ibv_dereg_mr");
+	unsigned qp_num = 0;
+	bool qp_alive = false, known = false;
+	{
+		std::lock_guard<std::mutex> g(lock);
+		for (int i = 0; i < n_live; i++) {
+			if (live[i].mr != mr)
+				continue;
+			known = true;
+			for (int q = 0; q < n_qps; q++)
+				if (qps[q]->pd == mr->pd) {
+					qp_alive = true;
+					qp_num = qps[q]->qp_num;
+				}
+			if (n_gone < MAX)
+				gone[n_gone++] = live[i].lo;
+			live[i] = live[--n_live];
+			break;
+		}
+	}
+	if (known && qp_alive) {
+		violations++;
+		say("engine-check: FAIL: ibv_dereg_mr of [%p, +%zu) while queue pair "
+			"%u on its protection domain still exists\n", mr->addr,
+			mr->length, qp_num);
+	}
+	return f(mr);
+}
+
+int rdma_create_qp_ex(rdma_cm_id *id, ibv_qp_init_attr_ex *attr)
+{
+	static auto f = real<int (*)(rdma_cm_id *, ibv_qp_init_attr_ex *)>(
+		"librdmacm.so.1", "rdma_create_qp_ex");
+	int ret = f(id, attr);
+	if (ret == 0 && id->qp) {
+		std::lock_guard<std::mutex> g(lock);
+		if (n_qps < MAX)
+			qps[n_qps++] = id->qp;
+	}
+	return ret;
+}
+
+void rdma_destroy_qp(rdma_cm_id *id)
+{
+	static auto f = real<void (*)(rdma_cm_id *)>("librdmacm.so.1", "rdma_destroy_qp");
+	{
+		std::lock_guard<std::mutex> g(lock);
+		for (int q = 0; q < n_qps; q++)
+			if (qps[q] == id->qp) {
+				qps[q] = qps[--n_qps];
+				break;
+			}
+	}
+	f(id);
+}
+
+void free(void *p)
+{
+	if (p) {
+		const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+		Region hit{};
+		bool registered_now = false, freed_in_order = false;
+		{
+			std::lock_guard<std::mutex> g(lock);
+			for (int i = 0; i < n_live && !registered_now; i++)
+				if (live[i].lo <= a && a < live[i].hi) {
+					registered_now = true;
+					hit = live[i];
+				}
+			for (int i = 0; i < n_gone && !freed_in_order; i++)
+				if (gone[i] == a) {
+					freed_in_order = true;
+					gone[i] = gone[--n_gone];
+				}
+		}
+		if (registered_now) {
+			violations++;
+			say("engine-check: FAIL: free(%p) of memory registered "
+				"[%#lx, +%lu): the device may still write into it\n", p,
+				hit.lo, hit.hi - hit.lo);
+		} else if (freed_in_order) {
+			in_order++;
+		}
+	}
+	__libc_free(p);
+}
+
+#define FAULT(name, params, args)                                             \
+	int name params                                                        \
+	{                                                                      \
+		static auto f = real<int(*) params>("librpma.so.0", #name);                    \
+		return inject(#name) ? RPMA_E_PROVIDER : f args;               \
+	}
+
+FAULT(rpma_read, (rpma_conn *conn, rpma_mr_local *dst, size_t dst_offset,
+	const rpma_mr_remote *src, size_t src_offset, size_t len, int flags,
+	const void *op_context), (conn, dst, dst_offset, src, src_offset, len,
+	flags, op_context))
+FAULT(rpma_write, (rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset,
+	const rpma_mr_local *src, size_t src_offset, size_t len, int flags,
+	const void *op_context), (conn, dst, dst_offset, src, src_offset, len,
+	flags, op_context))
+FAULT(rpma_flush, (rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset,
+	size_t len, enum rpma_flush_type type, int flags, const void *op_context),
+	(conn, dst, dst_offset, len, type, flags, op_context))
+FAULT(rpma_send, (rpma_conn *conn, const rpma_mr_local *src, size_t offset,
+	size_t len, int flags, const void *op_context), (conn, src, offset, len,
+	flags, op_context))
+
+} // extern "C"

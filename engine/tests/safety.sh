@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# engine/tests/safety.sh -- what the clients do with fio's memory and io_us
+# when a job ends, well or badly. The fio processes run with
+# tests/engine_check.cc preloaded (ENGINE_CHECK): it reports memory freed
+# while registered and memory deregistered before its queue pair is
+# destroyed, and can make a post fail. Sourced by in-vm.sh after lib.sh and
+# errors.sh.
+
+# in_order ROLE: ROLE's fio ran under engine_check, which saw no violation
+# (and, for the client, fio's io_u buffers freed after deregistration)
+in_order() {
+	local log=$case_dir/$1.log min=0
+	[[ $1 == client ]] && min=1
+	! grep -q "engine-check: FAIL" "$log" &&
+		grep -Eq "engine-check: ([0-9]+) registered regions freed after deregistration, 0 violations" "$log" &&
+		(($(sed -En 's/.*engine-check: ([0-9]+) registered.*/\1/p' "$log" | tail -1) >= min))
+}
+
+# rnr_naks: the RNR NAKs the device has counted (sent and received)
+rnr_naks() {
+	local n=0 f
+	for f in /sys/class/infiniband/*/ports/*/hw_counters/*rnr*; do
+		[[ -r $f ]] && n=$((n + $(cat "$f")))
+	done
+	[[ -n ${f:-} && -r $f ]] || echo "  (no RNR counters: $f)" >&2
+	echo "$n"
+}
+
+# A job that ends well: fio frees its io_u buffers only after the client
+# deregistered them, and every memory region goes after its queue pair.
+teardown_order() {
+	local kind=$1 name=$1-teardown-order crc src rw=randrw
+	[[ $kind == gpspm ]] && rw="randwrite --verify=crc32c"
+	begin_case "$name"
+	LD_PRELOAD=$ENGINE_CHECK fio_server "$kind" --filename=malloc --size=2m --iodepth=8
+	# shellcheck disable=SC2086 # rw holds two words for GPSPM
+	LD_PRELOAD=$ENGINE_CHECK fio_client "$kind" --rw=$rw --bs=4k --iodepth=8 --size=2m
+	crc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	expect "$name" "client $crc, server $src, or engine-check did not pass (client.log, server.log)" \
+		eval '((crc == 0 && src == 0)) && in_order client && in_order server'
+}
+
+# A server answers a flush request with bytes that are no response, then
+# nothing, the connection left up: the client fails its job at once, gives
+# fio back every io_u, stops the device before fio frees the buffers, and
+# sends no end-of-run notice the server has no receive for (the device
+# would retry it, RNR, forever). sync=0: reads and writes in flight then;
+# sync=1: one write at a time.
+bad_response() { # bad_response SYNC
+	local name=gpspm-bad-response-sync$1 crc rrc rogue naks
+	local job=(--rw=randrw --iodepth=8)
+	(($1)) && job=(--rw=write --iodepth=1 --sync=1)
+	begin_case "$name"
+	"$ROGUE_SERVER" "$ip" "$port" gpspm-bad-response >"$case_dir/rogue.log" 2>&1 &
+	rogue=$!
+	wait_for_text "$case_dir/rogue.log" "waiting for a client" 30
+	naks=$(rnr_naks)
+	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm "${job[@]}" --bs=4k \
+		--size=1m --time_based --runtime=120
+	wait_exit "$FIO_PID" 45
+	crc=$?
+	wait_exit "$rogue" 70
+	rrc=$?
+	naks=$(($(rnr_naks) - naks))
+	echo "  $name: client $crc, rogue server $rrc, $naks RNR NAKs; $(tail -1 "$case_dir/rogue.log")"
+	expect "$name" "client $crc (124: still running after 45 s), rogue server $rrc, $naks RNR NAKs, or no message or engine-check failed" \
+		eval '((crc && crc != 124 && rrc == 0 && naks == 0)) &&
+			has client "cannot unpack the flush response" && in_order client'
+}
+
+# The second post of a batch of four fails: the job fails at once and
+# every io_u comes back, the two never posted included.
+failed_post() {
+	local name=apm-failed-post crc src
+	begin_case "$name"
+	fio_server apm --filename=malloc --size=2m
+	ENGINE_CHECK_FAIL=rpma_write:2 LD_PRELOAD=$ENGINE_CHECK fio_start client apm \
+		--rw=write --bs=4k --iodepth=4 --iodepth_batch=4 --size=2m --time_based --runtime=120
+	wait_exit "$FIO_PID" 45
+	crc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	expect "$name" "client $crc (124: still running after 45 s), or no message or engine-check failed" \
+		eval '((crc && crc != 124)) && has client "failing call 2 of rpma_write" &&
+			has client "rpma_write" && in_order client'
+}
+
+# accounting FILE: what kind of figures a JSON report of one write job has:
+# the depth buckets of submissions and of completions used, and whether it
+# has submission latencies
+accounting() {
+	sed -n '/^{/,$p' "$1" | jq -c '.jobs[0] |
+		[(.iodepth_submit | to_entries | map(select(.value > 0).key)),
+		 (.iodepth_complete | to_entries | map(select(.value > 0).key)),
+		 (.write.slat_ns.N > 0)]'
+}
+
+# sync=1: fio's figures have the same kinds as with its own synchronous
+# engine (psync) for the same job.
+sync_accounting() {
+	local name=apm-sync-accounting crc src ours theirs
+	begin_case "$name"
+	fio_server apm --filename=malloc --size=1m
+	fio_client apm --rw=write --bs=4k --iodepth=1 --sync=1 --size=1m
+	crc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	(cd /tmp && exec fio --output-format=json --name=client --ioengine=psync \
+		--filename="/tmp/$name" --rw=write --bs=4k --iodepth=1 --size=1m) \
+		>"$case_dir/psync.json" 2>"$case_dir/psync.log"
+	rm -f "/tmp/$name"
+	ours=$(accounting "$case_dir/client.json")
+	theirs=$(accounting "$case_dir/psync.json")
+	expect "$name" "client $crc, server $src; submit buckets, complete buckets, slat: ours $ours, psync $theirs" \
+		eval '((crc == 0 && src == 0)) && [[ -n $ours && $ours == "$theirs" ]]'
+}
+
+safety_cases() {
+	if [[ ! -f "${ENGINE_CHECK:-}" || ! -x "${ROGUE_SERVER:-}" ]]; then
+		fail safety "no ENGINE_CHECK or ROGUE_SERVER (make check builds them)"
+		return
+	fi
+	teardown_order apm
+	teardown_order gpspm
+	bad_response 0
+	bad_response 1
+	failed_post
+	sync_accounting
+}
