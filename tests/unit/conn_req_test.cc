@@ -34,6 +34,7 @@ class ConnReqTest : public Fixture {
 	CPPUNIT_TEST(recv_rejects_null);
 	CPPUNIT_TEST(recv_posts_to_qp);
 	CPPUNIT_TEST(recv_failure_is_provider_error);
+	CPPUNIT_TEST(recv_refuses_what_an_sge_cannot_hold);
 	CPPUNIT_TEST(private_data_rejects_null);
 	CPPUNIT_TEST(private_data_of_active_is_empty);
 	CPPUNIT_TEST(private_data_of_passive_without_data_is_empty);
@@ -381,6 +382,19 @@ public:
 		// unlike rpma_recv, no zero-length receive without a region
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_req_recv(req, nullptr, 0, 0, nullptr));
 		CPPUNIT_ASSERT(fake::recvs().empty());
+	}
+
+	void recv_refuses_what_an_sge_cannot_hold()
+	{
+		make_outgoing_req();
+		const size_t four_gib = size_t{1} << 32;
+		rpma_mr_local *big = register_mr(buffer, 2 * four_gib, RPMA_MR_USAGE_RECV);
+		rpma_mr_local *mr = register_mr(buffer, sizeof(buffer), RPMA_MR_USAGE_RECV);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_req_recv(req, big, 0, four_gib, nullptr));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_req_recv(req, mr, sizeof(buffer) - 4, 8, nullptr));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_req_recv(req, mr, SIZE_MAX - 3, 8, nullptr));
+		CPPUNIT_ASSERT(fake::recvs().empty());
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_req_recv(req, mr, sizeof(buffer) - 8, 8, nullptr));
 	}
 
 	void recv_posts_to_qp()

@@ -20,6 +20,7 @@ class SrqTest : public Fixture {
 	CPPUNIT_TEST(recv_posts_one_sge);
 	CPPUNIT_TEST(recv_zero_bytes);
 	CPPUNIT_TEST(recv_failure_is_provider_error);
+	CPPUNIT_TEST(recv_refuses_what_an_sge_cannot_hold);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_srq *const sentinel = reinterpret_cast<rpma_srq *>(0x1234);
@@ -192,6 +193,21 @@ public:
 		make_srq();
 		fake::fail(fake::Call::ibv_post_srq_recv, ENOMEM);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_srq_recv(srq, nullptr, 0, 0, nullptr));
+	}
+
+	// 4 GiB would be posted as a 0-byte receive; a range past the region
+	// would fail only when a message arrives.
+	void recv_refuses_what_an_sge_cannot_hold()
+	{
+		make_srq();
+		const size_t four_gib = size_t{1} << 32;
+		rpma_mr_local *big = register_mr(buffer, 2 * four_gib, RPMA_MR_USAGE_RECV);
+		rpma_mr_local *mr = register_mr(buffer, sizeof(buffer), RPMA_MR_USAGE_RECV);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_srq_recv(srq, big, 0, four_gib, nullptr));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_srq_recv(srq, mr, sizeof(buffer) - 4, 8, nullptr));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_srq_recv(srq, mr, SIZE_MAX - 3, 8, nullptr));
+		CPPUNIT_ASSERT(fake::recvs().empty());
+		CPPUNIT_ASSERT_EQUAL(0, rpma_srq_recv(srq, mr, sizeof(buffer) - 8, 8, nullptr));
 	}
 };
 
