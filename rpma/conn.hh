@@ -46,7 +46,12 @@ public:
 	int wait(Cq **cq, bool *is_rcq) noexcept;
 	int disconnect() noexcept;
 
-	// Data path. Arguments were validated by the caller.
+	// The bytes the emulated flush reads at the flushed offset.
+	static constexpr size_t flush_length = 8;
+
+	// Data path. Arguments were validated by the caller: every local range
+	// fits one SGE (MrLocal::holds), so its length narrows to 32 bits
+	// losslessly.
 	int read(const MrLocal *dst, size_t dst_offset, const MrRemote *src, size_t src_offset,
 		 size_t len, int flags, const void *op_context) noexcept
 	{
@@ -108,7 +113,7 @@ public:
 	{
 		ibv_send_wr wr = work_request(IBV_WR_RDMA_READ, flags, op_context);
 		ibv_sge sge;
-		set_sge(wr, sge, flush_sink_address(), sizeof(flush_sink_), flush_mr_->lkey);
+		set_sge(wr, sge, flush_sink_address(), flush_length, flush_mr_->lkey);
 		set_remote(wr, dst, dst_offset);
 		return post(wr);
 	}

@@ -27,7 +27,7 @@ RPMA_EXPORT int rpma_srq_delete(rpma_srq **srq_ptr)
 RPMA_EXPORT int rpma_srq_recv(rpma_srq *srq, rpma_mr_local *dst, size_t offset, size_t len,
 			      const void *op_context)
 {
-	if (!srq || (!dst && (offset || len)))
+	if (!srq || (dst ? !impl(dst)->holds(offset, len) : offset || len))
 		return RPMA_E_INVAL;
 	return impl(srq)->recv(impl(dst), offset, len, op_context);
 }
