@@ -13,6 +13,7 @@
 #include "conn_queues.hh"
 #include "librpma.h"
 #include "mr.hh"
+#include "page.hh"
 #include "private_data.hh"
 #include "verbs.hh"
 
@@ -23,7 +24,7 @@ class Peer;
 class Conn {
 public:
 	// Moves the id onto an event channel of the connection's own and
-	// registers the buffer the emulated flush reads into.
+	// registers the buffer the emulated flush reads into (a page of its own).
 	Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues, PrivateData private_data);
 	Conn(const Conn &) = delete;
 	Conn &operator=(const Conn &) = delete;
@@ -218,7 +219,7 @@ private:
 
 	uint64_t flush_sink_address() const noexcept
 	{
-		return reinterpret_cast<uintptr_t>(&flush_sink_);
+		return reinterpret_cast<uintptr_t>(flush_page_.get());
 	}
 
 	// Declared in creation order: destroyed in reverse.
@@ -226,7 +227,7 @@ private:
 	CmIdOwner id_;
 	std::unique_ptr<ConnQueues> queues_;
 	PrivateData private_data_;
-	alignas(8) uint64_t flush_sink_ = 0;
+	Page flush_page_;
 	MrOwner flush_mr_;
 	ibv_qp *qp_;
 	ibv_qp_ex *qpx_ = nullptr; // set when the device writes 8 bytes atomically
