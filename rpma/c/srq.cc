@@ -8,10 +8,9 @@ RPMA_EXPORT int rpma_srq_new(rpma_peer *peer, rpma_srq_cfg *cfg, rpma_srq **srq_
 {
 	if (!peer || !srq_ptr)
 		return RPMA_E_INVAL;
-	const SrqCfg defaults;
-	const SrqCfg &sizes = cfg ? *impl(cfg) : defaults;
+	const SrqCfg::Values sizes = cfg ? impl(cfg)->values() : SrqCfg().values();
 	return create(srq_ptr, [&] {
-		return std::make_unique<Srq>(*impl(peer), sizes.rq_size.load(), sizes.rcq_size.load());
+		return std::make_unique<Srq>(*impl(peer), sizes.rq_size, sizes.rcq_size);
 	});
 }
 
