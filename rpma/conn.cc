@@ -51,7 +51,7 @@ Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues,
 		throw_provider("rdma_migrate_id()", errno_or(EIO));
 
 	errno = 0;
-	flush_mr_ = MrOwner(ibv_reg_mr(peer.pd(), &flush_sink_, sizeof(flush_sink_),
+	flush_mr_ = MrOwner(ibv_reg_mr(peer.pd(), flush_page_.get(), flush_length,
 				       IBV_ACCESS_LOCAL_WRITE));
 	if (!flush_mr_)
 		throw_provider("ibv_reg_mr()", errno_or(EIO));

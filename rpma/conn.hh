@@ -13,6 +13,7 @@
 #include "conn_queues.hh"
 #include "librpma.h"
 #include "mr.hh"
+#include "page.hh"
 #include "private_data.hh"
 #include "verbs.hh"
 
@@ -23,7 +24,7 @@ class Peer;
 class Conn {
 public:
 	// Moves the id onto an event channel of the connection's own and
-	// registers the buffer the emulated flush reads into.
+	// registers the buffer the emulated flush reads into (a page of its own).
 	Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues, PrivateData private_data);
 	Conn(const Conn &) = delete;
 	Conn &operator=(const Conn &) = delete;
@@ -46,7 +47,12 @@ public:
 	int wait(Cq **cq, bool *is_rcq) noexcept;
 	int disconnect() noexcept;
 
-	// Data path. Arguments were validated by the caller.
+	// The bytes the emulated flush reads at the flushed offset.
+	static constexpr size_t flush_length = 8;
+
+	// Data path. Arguments were validated by the caller: every local range
+	// fits one SGE (MrLocal::holds), so its length narrows to 32 bits
+	// losslessly.
 	int read(const MrLocal *dst, size_t dst_offset, const MrRemote *src, size_t src_offset,
 		 size_t len, int flags, const void *op_context) noexcept
 	{
@@ -108,7 +114,7 @@ public:
 	{
 		ibv_send_wr wr = work_request(IBV_WR_RDMA_READ, flags, op_context);
 		ibv_sge sge;
-		set_sge(wr, sge, flush_sink_address(), sizeof(flush_sink_), flush_mr_->lkey);
+		set_sge(wr, sge, flush_sink_address(), flush_length, flush_mr_->lkey);
 		set_remote(wr, dst, dst_offset);
 		return post(wr);
 	}
@@ -213,7 +219,7 @@ private:
 
 	uint64_t flush_sink_address() const noexcept
 	{
-		return reinterpret_cast<uintptr_t>(&flush_sink_);
+		return reinterpret_cast<uintptr_t>(flush_page_.get());
 	}
 
 	// Declared in creation order: destroyed in reverse.
@@ -221,7 +227,7 @@ private:
 	CmIdOwner id_;
 	std::unique_ptr<ConnQueues> queues_;
 	PrivateData private_data_;
-	alignas(8) uint64_t flush_sink_ = 0;
+	Page flush_page_;
 	MrOwner flush_mr_;
 	ibv_qp *qp_;
 	ibv_qp_ex *qpx_ = nullptr; // set when the device writes 8 bytes atomically

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Queue sizes and options of a connection to be made. Every field is atomic
-// so that threads may share one configuration (upstream's guarantee).
+// Queue sizes and options of a connection to be made. Threads may share one
+// configuration (upstream's guarantee): every field is atomic, so a getter
+// returns a value some setter stored, and the setters (rpma/c/cfg.hh) hold
+// `mutex`, which values() takes too, so that a connection is made from the
+// fields as they were between two setters, never from a mix.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include "librpma.h"
 
@@ -16,7 +20,7 @@ class ConnCfg {
 public:
 	static constexpr uint32_t default_queue_size = 10;
 
-	// A consistent copy of the fields, taken once when resources are made.
+	// The fields at one moment, taken once when resources are made.
 	struct Values {
 		int timeout_ms = RPMA_DEFAULT_TIMEOUT_MS;
 		uint32_t cq_size = default_queue_size;
@@ -29,6 +33,7 @@ public:
 
 	Values values() const noexcept
 	{
+		const std::lock_guard lock(mutex);
 		return {timeout_ms.load(), cq_size.load(),	 rcq_size.load(), sq_size.load(),
 			rq_size.load(),	   shared_channel.load(), srq.load()};
 	}
@@ -43,6 +48,8 @@ public:
 	std::atomic<uint32_t> rq_size{default_queue_size};
 	std::atomic<bool> shared_channel{false};
 	std::atomic<Srq *> srq{nullptr};
+	// Held by every setter and by values(); not on any data path.
+	mutable std::mutex mutex;
 };
 
 } // namespace rpma

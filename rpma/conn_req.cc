@@ -19,11 +19,8 @@ std::unique_ptr<ConnReq> ConnReq::outgoing(Peer &peer, const char *addr, const c
 					   const ConnCfg::Values &cfg)
 {
 	const AddrInfoOwner info = resolve_address(addr, port, AddressRole::active);
-	rdma_cm_id *raw_id = nullptr;
 	// no event channel: the resolution below runs synchronously
-	if (rdma_create_id(nullptr, &raw_id, nullptr, RDMA_PS_TCP))
-		throw_provider("rdma_create_id()", errno_or(EIO));
-	CmIdOwner id(raw_id);
+	CmIdOwner id = create_cm_id(nullptr);
 	if (rdma_resolve_addr(id.get(), info->ai_src_addr, info->ai_dst_addr, cfg.timeout_ms))
 		throw_provider("rdma_resolve_addr()", errno_or(EIO));
 	if (rdma_resolve_route(id.get(), cfg.timeout_ms))

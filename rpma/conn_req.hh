@@ -32,6 +32,7 @@ public:
 	ConnReq &operator=(const ConnReq &) = delete;
 	~ConnReq() { release(); }
 
+	// The caller checked that dst holds the range (MrLocal::holds).
 	int recv(const MrLocal &dst, size_t offset, size_t len, const void *op_context) noexcept;
 	rpma_conn_private_data private_data() const noexcept { return private_data_.view(); }
 

@@ -16,10 +16,7 @@ Ep::Ep(Peer &peer, const char *addr, const char *port) : peer_(peer)
 	events_ = EventChannelOwner(rdma_create_event_channel());
 	if (!events_)
 		throw_provider("rdma_create_event_channel()", errno_or(EIO));
-	rdma_cm_id *raw_id = nullptr;
-	if (rdma_create_id(events_.get(), &raw_id, nullptr, RDMA_PS_TCP))
-		throw_provider("rdma_create_id()", errno_or(EIO));
-	id_ = CmIdOwner(raw_id);
+	id_ = create_cm_id(events_.get());
 	const AddrInfoOwner info = resolve_address(addr, port, AddressRole::passive);
 	if (rdma_bind_addr(id_.get(), info->ai_src_addr))
 		throw_provider("rdma_bind_addr()", errno_or(EIO));
@@ -49,7 +46,7 @@ int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
 	} catch (const std::bad_alloc &) {
 		event.ack();
 		rdma_reject(id, nullptr, 0);
-		rdma_destroy_id(id);
+		destroy_cm_id(id);
 		return RPMA_E_NOMEM;
 	}
 	// Acknowledged before the request is made: the new id can be neither
@@ -57,7 +54,7 @@ int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
 	if (int err = event.ack()) {
 		// as upstream: the request is dropped (rejected), and not leaked
 		rdma_reject(id, nullptr, 0);
-		rdma_destroy_id(id);
+		destroy_cm_id(id);
 		dropped = true;
 		return provider_error("rdma_ack_cm_event()", err);
 	}

@@ -15,6 +15,17 @@ class Peer;
 // Every RPMA_MR_USAGE_* bit; the descriptor keeps them in one byte.
 inline constexpr int mr_usage_all = 0xff;
 
+// A scatter/gather entry's length is 32-bit: a longer local range would be
+// cut to its low 32 bits (4 GiB to a 0-byte request that succeeds).
+inline constexpr size_t max_sge_length = UINT32_MAX;
+
+// Whether [offset, offset + len) lies inside `size` bytes, computed without
+// a sum that could wrap around.
+constexpr bool inside(uint64_t size, size_t offset, size_t len) noexcept
+{
+	return offset <= size && len <= size - offset;
+}
+
 class MrLocal {
 public:
 	static constexpr size_t descriptor_size = 21;
@@ -30,6 +41,11 @@ public:
 	uint64_t address() const noexcept { return reinterpret_cast<uintptr_t>(mr_->addr); }
 	ibv_pd *pd() const noexcept { return mr_->pd; }
 	int usage() const noexcept { return usage_; }
+	// Whether one SGE can describe [offset, offset + len) of the region.
+	bool holds(size_t offset, size_t len) const noexcept
+	{
+		return len <= max_sge_length && inside(size(), offset, len);
+	}
 
 	// Deregisters now; 0 or the provider's errno.
 	int release() noexcept { return mr_.reset(); }
@@ -49,6 +65,9 @@ public:
 	uint64_t size() const noexcept { return size_; }
 	uint32_t rkey() const noexcept { return rkey_; }
 	int usage() const noexcept { return usage_; }
+	// Whether [offset, offset + len) lies inside the region as its owner
+	// described it; the remote NIC refuses anything else.
+	bool holds(size_t offset, size_t len) const noexcept { return inside(size_, offset, len); }
 
 private:
 	uint64_t address_ = 0;

@@ -22,6 +22,7 @@ public:
 	ibv_srq *ibv() const noexcept { return srq_.get(); }
 	Cq *rcq() const noexcept { return rcq_.get(); }
 
+	// The caller checked that dst holds the range (MrLocal::holds).
 	int recv(const MrLocal *dst, size_t offset, size_t len, const void *op_context) noexcept
 	{
 		ibv_sge sge;

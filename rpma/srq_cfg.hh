@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Sizes of a shared receive queue and of its own receive CQ (0: none).
+// Sizes of a shared receive queue and of its own receive CQ (0: none),
+// shared by threads as ConnCfg is: atomic fields, setters under `mutex`, and
+// values() under it too.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 namespace rpma {
 
@@ -12,8 +15,21 @@ public:
 	// upstream's code uses 20 for both (its manual says 100)
 	static constexpr uint32_t default_size = 20;
 
+	struct Values {
+		uint32_t rq_size;
+		uint32_t rcq_size;
+	};
+
+	// Both sizes at one moment.
+	Values values() const noexcept
+	{
+		const std::lock_guard lock(mutex);
+		return {rq_size.load(), rcq_size.load()};
+	}
+
 	std::atomic<uint32_t> rq_size{default_size};
 	std::atomic<uint32_t> rcq_size{default_size};
+	mutable std::mutex mutex;
 };
 
 } // namespace rpma

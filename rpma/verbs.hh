@@ -64,7 +64,13 @@ using MrOwner = Owner<ibv_mr, ibv_dereg_mr>;
 using CqOwner = Owner<ibv_cq, ibv_destroy_cq>;
 using CompChannelOwner = Owner<ibv_comp_channel, ibv_destroy_comp_channel>;
 using SrqOwner = Owner<ibv_srq, ibv_destroy_srq>;
-using CmIdOwner = Owner<rdma_cm_id, rdma_destroy_id>;
+// rdma_destroy_id() under the lock that create_cm_id() takes (cm_id.cc says
+// why); -1 with errno set on failure.
+int destroy_cm_id(rdma_cm_id *id) noexcept;
+using CmIdOwner = Owner<rdma_cm_id, destroy_cm_id>;
+// A new id of the TCP port space (upstream's), on `channel` or, when NULL,
+// for synchronous use; throws RPMA_E_PROVIDER.
+CmIdOwner create_cm_id(rdma_event_channel *channel);
 using EventChannelOwner = Owner<rdma_event_channel, rdma_destroy_event_channel>;
 using AddrInfoOwner = Owner<rdma_addrinfo, rdma_freeaddrinfo>;
 

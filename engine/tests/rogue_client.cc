@@ -83,11 +83,19 @@ int main(int argc, char *argv[])
 			std::fprintf(stderr, "rogue_client: no workspace from the server\n");
 			return 2;
 		}
-		if ((ret = rpma_mr_remote_from_descriptor(ws->descriptor.data(),
-				ws->descriptor.size(), &remote)))
+		// rpma refuses a range past the region it was described, so the
+		// rogue's descriptor overstates the server's by the write's length
+		// (bytes 8-15, little-endian): only the remote device can refuse
+		std::vector<unsigned char> desc(ws->descriptor.begin(), ws->descriptor.end());
+		uint64_t real = 0;
+		for (int i = 7; i >= 0; i--)
+			real = real << 8 | desc[8 + i];
+		size = real;
+		const uint64_t overstated = real + buf.size();
+		for (int i = 0; i < 8; i++)
+			desc[8 + i] = static_cast<unsigned char>(overstated >> (8 * i));
+		if ((ret = rpma_mr_remote_from_descriptor(desc.data(), desc.size(), &remote)))
 			return failed("rpma_mr_remote_from_descriptor", ret);
-		rpma_mr_remote_get_size(remote, &size);
-		// librpma leaves bounds to the remote device, which must refuse
 		if ((ret = rpma_write(conn, remote, size, mr, 0, buf.size(),
 				RPMA_F_COMPLETION_ALWAYS, nullptr)))
 			return failed("rpma_write", ret);

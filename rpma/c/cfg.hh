@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Getters and setters of the atomic configuration fields.
+// Getters and setters of the atomic configuration fields. A setter holds the
+// object's mutex so that its values() copy never falls between two setters.
 #pragma once
+
+#include <mutex>
 
 #include "api.hh"
 
@@ -11,7 +14,9 @@ int set_field(Handle *cfg, std::atomic<T> Object::*field, Value value) noexcept
 {
 	if (!cfg)
 		return RPMA_E_INVAL;
-	(impl(cfg)->*field).store(static_cast<T>(value));
+	Object &object = *impl(cfg);
+	const std::lock_guard lock(object.mutex);
+	(object.*field).store(static_cast<T>(value));
 	return 0;
 }
 

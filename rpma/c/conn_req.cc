@@ -36,7 +36,7 @@ RPMA_EXPORT int rpma_conn_req_connect(rpma_conn_req **req_ptr,
 RPMA_EXPORT int rpma_conn_req_recv(rpma_conn_req *req, rpma_mr_local *dst, size_t offset,
 				   size_t len, const void *op_context)
 {
-	if (!req || !dst)
+	if (!req || !dst || !impl(dst)->holds(offset, len))
 		return RPMA_E_INVAL;
 	return impl(req)->recv(*impl(dst), offset, len, op_context);
 }

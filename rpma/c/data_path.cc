@@ -7,20 +7,20 @@ using namespace rpma::c;
 
 namespace {
 
-// Both regions given, or neither with nothing to transfer (a 0-byte
-// operation that still completes).
-bool valid_transfer(const void *local, const void *remote, size_t local_offset,
-		    size_t remote_offset, size_t len)
+// Both regions given, holding the range on each side, or neither with
+// nothing to transfer (a 0-byte operation that still completes).
+bool valid_transfer(const rpma_mr_local *local, const rpma_mr_remote *remote,
+		    size_t local_offset, size_t remote_offset, size_t len)
 {
 	if (local && remote)
-		return true;
+		return impl(local)->holds(local_offset, len) && impl(remote)->holds(remote_offset, len);
 	return !local && !remote && local_offset == 0 && remote_offset == 0 && len == 0;
 }
 
 // A message buffer may be absent only for an empty message.
-bool valid_message(const void *mr, size_t offset, size_t len)
+bool valid_message(const rpma_mr_local *mr, size_t offset, size_t len)
 {
-	return mr || (offset == 0 && len == 0);
+	return mr ? impl(mr)->holds(offset, len) : offset == 0 && len == 0;
 }
 
 } // namespace
@@ -58,8 +58,9 @@ RPMA_EXPORT int rpma_write_with_imm(rpma_conn *conn, rpma_mr_remote *dst, size_t
 RPMA_EXPORT int rpma_atomic_write(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset,
 				  const char src[8], int flags, const void *op_context)
 {
-	if (!conn || !dst || !src || flags == 0 || dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT)
-		[[unlikely]] return RPMA_E_INVAL;
+	if (!conn || !dst || !src || flags == 0 || dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT ||
+	    !impl(dst)->holds(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT)) [[unlikely]]
+		return RPMA_E_INVAL;
 	return impl(conn)->atomic_write(*impl(dst), dst_offset, src, flags, op_context);
 }
 
@@ -67,17 +68,23 @@ RPMA_EXPORT int rpma_write_atomic(rpma_conn *conn, rpma_mr_remote *dst, size_t d
 				  const rpma_mr_local *src, size_t src_offset, int flags,
 				  const void *op_context)
 {
-	if (!conn || !dst || !src || flags == 0 || dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT)
-		[[unlikely]] return RPMA_E_INVAL;
+	if (!conn || !dst || !src || flags == 0 || dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT ||
+	    !impl(dst)->holds(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT) ||
+	    !impl(src)->holds(src_offset, RPMA_ATOMIC_WRITE_ALIGNMENT)) [[unlikely]]
+		return RPMA_E_INVAL;
 	return impl(conn)->write_atomic(*impl(dst), dst_offset, *impl(src), src_offset, flags,
 					op_context);
 }
 
-RPMA_EXPORT int rpma_flush(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset, size_t,
+RPMA_EXPORT int rpma_flush(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset, size_t len,
 			   rpma_flush_type type, int flags, const void *op_context)
 {
 	if (!conn || !dst || flags == 0) [[unlikely]]
 		return RPMA_E_INVAL;
+	// the flushed range, and the bytes the emulated flush reads, must be
+	// the region's (upstream posts them unchecked)
+	if (!impl(dst)->holds(dst_offset, len) || !impl(dst)->holds(dst_offset, Conn::flush_length))
+		[[unlikely]] return RPMA_E_INVAL;
 	const int usage = impl(dst)->usage();
 	switch (type) {
 	case RPMA_FLUSH_TYPE_PERSISTENT:

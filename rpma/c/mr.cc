@@ -99,6 +99,9 @@ RPMA_EXPORT int rpma_mr_advise(rpma_mr_local *mr, size_t offset, size_t len, int
 {
 	if (!mr)
 		return RPMA_E_INVAL; // upstream dereferences it
+	// one SGE: upstream cuts a 4 GiB length to 0 and advises nothing
+	if (!impl(mr)->holds(offset, len))
+		return RPMA_E_INVAL;
 #if HAVE_DECL_IBV_ADVISE_MR
 	const MrLocal &local = *impl(mr);
 	ibv_sge sge{local.address() + offset, static_cast<uint32_t>(len), local.lkey()};

@@ -8,10 +8,9 @@ RPMA_EXPORT int rpma_srq_new(rpma_peer *peer, rpma_srq_cfg *cfg, rpma_srq **srq_
 {
 	if (!peer || !srq_ptr)
 		return RPMA_E_INVAL;
-	const SrqCfg defaults;
-	const SrqCfg &sizes = cfg ? *impl(cfg) : defaults;
+	const SrqCfg::Values sizes = cfg ? impl(cfg)->values() : SrqCfg().values();
 	return create(srq_ptr, [&] {
-		return std::make_unique<Srq>(*impl(peer), sizes.rq_size.load(), sizes.rcq_size.load());
+		return std::make_unique<Srq>(*impl(peer), sizes.rq_size, sizes.rcq_size);
 	});
 }
 
@@ -27,7 +26,7 @@ RPMA_EXPORT int rpma_srq_delete(rpma_srq **srq_ptr)
 RPMA_EXPORT int rpma_srq_recv(rpma_srq *srq, rpma_mr_local *dst, size_t offset, size_t len,
 			      const void *op_context)
 {
-	if (!srq || (!dst && (offset || len)))
+	if (!srq || (dst ? !impl(dst)->holds(offset, len) : offset || len))
 		return RPMA_E_INVAL;
 	return impl(srq)->recv(impl(dst), offset, len, op_context);
 }

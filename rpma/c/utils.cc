@@ -17,10 +17,7 @@ RPMA_EXPORT int rpma_utils_get_ibv_context(const char *addr, rpma_util_ibv_conte
 		const bool local = type == RPMA_UTIL_IBV_CONTEXT_LOCAL;
 		const AddrInfoOwner info = resolve_address(
 			addr, nullptr, local ? AddressRole::passive : AddressRole::active);
-		rdma_cm_id *raw_id = nullptr;
-		if (rdma_create_id(nullptr, &raw_id, nullptr, RDMA_PS_TCP))
-			throw_provider("rdma_create_id()", errno_or(EIO));
-		const CmIdOwner id(raw_id);
+		const CmIdOwner id = create_cm_id(nullptr);
 		if (local) {
 			if (rdma_bind_addr(id.get(), info->ai_src_addr))
 				throw_provider("rdma_bind_addr()", errno_or(EIO));

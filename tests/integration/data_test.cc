@@ -214,12 +214,36 @@ public:
 
 	void access_outside_region_fails()
 	{
-		auto [mr, dst] = expose(RPMA_MR_USAGE_WRITE_DST);
-		MrLocal src = local(RPMA_MR_USAGE_WRITE_SRC);
-		// librpma does not check bounds: the remote NIC must refuse
-		RPMA_OK(rpma_write(client(), dst.get(), SIZE, src.get(), 0, 64,
+		auto [mr, dst] = expose(RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC |
+			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+		MrLocal src = local(RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_DST);
+		// rpma refuses what lies past the region before posting it
+		RPMA_EXPECT(RPMA_E_INVAL, rpma_write(client(), dst.get(), SIZE - 8, src.get(), 0, 64,
+			RPMA_F_COMPLETION_ALWAYS, nullptr));
+		RPMA_EXPECT(RPMA_E_INVAL, rpma_read(client(), src.get(), 0, dst.get(), SIZE, 8,
+			RPMA_F_COMPLETION_ALWAYS, nullptr));
+		RPMA_EXPECT(RPMA_E_INVAL, rpma_flush(client(), dst.get(), SIZE - 4, 4,
+			RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS, nullptr));
+		const char word[8] = {1};
+		RPMA_EXPECT(RPMA_E_INVAL, rpma_atomic_write(client(), dst.get(), SIZE, word,
+			RPMA_F_COMPLETION_ALWAYS, nullptr));
+		ibv_wc wc{};
+		int got = 0;
+		RPMA_EXPECT(RPMA_E_NO_COMPLETION, rpma_cq_get_wc(cq_of(client()), 1, &wc, &got));
+
+		// a descriptor overstating the region gets the write past rpma:
+		// the remote NIC must refuse it
+		std::vector<unsigned char> desc(21);
+		RPMA_OK(rpma_mr_get_descriptor(mr.get(), desc.data()));
+		const uint64_t overstated = SIZE + 64; // the size field, little-endian
+		for (int i = 0; i < 8; i++)
+			desc[8 + i] = (unsigned char)(overstated >> (8 * i));
+		rpma_mr_remote *raw = nullptr;
+		RPMA_OK(rpma_mr_remote_from_descriptor(desc.data(), desc.size(), &raw));
+		MrRemote liar(raw);
+		RPMA_OK(rpma_write(client(), liar.get(), SIZE, src.get(), 0, 64,
 			RPMA_F_COMPLETION_ON_ERROR, nullptr));
-		ibv_wc wc = next_wc(cq_of(client()));
+		wc = next_wc(cq_of(client()));
 		CPPUNIT_ASSERT_MESSAGE("a write past the region succeeded",
 			wc.status != IBV_WC_SUCCESS);
 		CPPUNIT_ASSERT(std::all_of(remote_mem_.begin(),

@@ -6,11 +6,17 @@
 // - one connection, operations posted from four threads while another
 //   thread takes their completions;
 // - memory registered and deregistered on one peer from eight threads;
-// - one connection configuration read and changed from several threads.
+// - addresses resolved from eight threads at once (rpma_utils_get_ibv_context
+//   and rpma_conn_req_new on one peer), first thing in the process when this
+//   suite runs alone, as make check-helgrind/check-drd run it;
+// - configurations read and changed from several threads, and connection
+//   requests made from a configuration another thread is changing.
 // Run under helgrind/drd by `make check-helgrind` / `check-drd`.
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <string>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -155,13 +161,50 @@ ConnCfg queues_for_posters()
 
 class ThreadsTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST_SUITE(ThreadsTest);
+	CPPUNIT_TEST(address_resolution_from_threads);
 	CPPUNIT_TEST(eight_connections_eight_threads);
 	CPPUNIT_TEST(posting_threads_and_a_polling_thread);
 	CPPUNIT_TEST(memory_registration_from_threads);
 	CPPUNIT_TEST(configuration_from_threads);
+	CPPUNIT_TEST(request_from_a_changing_configuration);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
+	// docs/thread-safety.md: rpma_utils_get_ibv_context, and
+	// rpma_conn_req_new on one peer, from several threads at once. Each
+	// thread resolves the test address both ways and makes (and deletes)
+	// requests to a port nobody listens on, which needs only the address
+	// and the route. The threads start together, so that the first use of
+	// librdmacm in the process is a concurrent one.
+	void address_resolution_from_threads()
+	{
+		Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
+		const std::string port = next_port();
+		std::atomic<int> ready{0}, requests{0};
+		Threads threads;
+		for (int t = 0; t < N; t++)
+			threads.spawn([&] {
+				ready++;
+				while (ready.load() < N)
+					std::this_thread::yield();
+				for (int i = 0; i < 4; i++) {
+					ibv_context *local = nullptr, *remote = nullptr;
+					RPMA_OK(rpma_utils_get_ibv_context(test_ip(),
+						RPMA_UTIL_IBV_CONTEXT_LOCAL, &local));
+					RPMA_OK(rpma_utils_get_ibv_context(test_ip(),
+						RPMA_UTIL_IBV_CONTEXT_REMOTE, &remote));
+					CPPUNIT_ASSERT(local && local == remote);
+					rpma_conn_req *req = nullptr;
+					RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(),
+						port.c_str(), nullptr, &req));
+					RPMA_OK(rpma_conn_req_delete(&req));
+					requests++;
+				}
+			});
+		threads.join_and_check();
+		CPPUNIT_ASSERT_EQUAL(N * 4, requests.load());
+	}
+
 	void eight_connections_eight_threads()
 	{
 		Server s;
@@ -263,29 +306,148 @@ public:
 		CPPUNIT_ASSERT_EQUAL(N * 50, registrations.load());
 	}
 
-	// Setters and getters of one configuration race freely; every value
-	// read is one that some thread set.
+	// docs/thread-safety.md: getters and setters of one configuration
+	// from several threads at once; a getter returns a value some setter
+	// stored (or the initial one), never another. Writers store values of
+	// their own, distinct from everyone else's, into every field of a conn,
+	// an SRQ and a peer configuration, while readers check every value they
+	// get against the set of all values stored.
 	void configuration_from_threads()
 	{
-		rpma_conn_cfg *raw = nullptr;
-		RPMA_OK(rpma_conn_cfg_new(&raw));
-		ConnCfg cfg(raw);
+		rpma_conn_cfg *conn_raw = nullptr;
+		RPMA_OK(rpma_conn_cfg_new(&conn_raw));
+		ConnCfg conn_cfg(conn_raw);
+		rpma_srq_cfg *srq_raw = nullptr;
+		RPMA_OK(rpma_srq_cfg_new(&srq_raw));
+		SrqCfg srq_cfg(srq_raw);
+		rpma_peer_cfg *peer_raw = nullptr;
+		RPMA_OK(rpma_peer_cfg_new(&peer_raw));
+		PeerCfg peer_cfg(peer_raw);
+		// writer t stores TAG | t << 16 | i, i < ROUNDS
+		constexpr int WRITERS = 2, READERS = 2, ROUNDS = 20000;
+		constexpr uint32_t TAG = 0x5a000000;
+		auto stored = [](uint32_t v, uint32_t initial) {
+			return v == initial || ((v & 0xff000000) == TAG &&
+				((v >> 16) & 0xff) < WRITERS && (v & 0xffff) < ROUNDS);
+		};
+		using SetU = int (*)(rpma_conn_cfg *, uint32_t);
+		using GetU = int (*)(const rpma_conn_cfg *, uint32_t *);
+		const struct {
+			SetU set;
+			GetU get;
+			uint32_t initial;
+		} sizes[] = {
+			{rpma_conn_cfg_set_cq_size, rpma_conn_cfg_get_cq_size, 10},
+			{rpma_conn_cfg_set_rcq_size, rpma_conn_cfg_get_rcq_size, 0},
+			{rpma_conn_cfg_set_sq_size, rpma_conn_cfg_get_sq_size, 10},
+			{rpma_conn_cfg_set_rq_size, rpma_conn_cfg_get_rq_size, 10},
+		};
+		std::atomic<int> writing{WRITERS};
+		std::atomic<long> reads{0};
 		Threads threads;
-		for (int t = 0; t < 4; t++)
+		for (int t = 0; t < WRITERS; t++)
 			threads.spawn([&, t] {
-				const uint32_t mine = 100 + t;
-				for (int i = 0; i < 1000; i++) {
-					RPMA_OK(rpma_conn_cfg_set_sq_size(cfg.get(), mine));
-					RPMA_OK(rpma_conn_cfg_set_timeout(cfg.get(), (int)mine));
-					uint32_t sq = 0;
+				for (int i = 0; i < ROUNDS; i++) {
+					const uint32_t mine = TAG | uint32_t(t) << 16 | uint32_t(i);
+					for (const auto &f : sizes)
+						RPMA_OK(f.set(conn_cfg.get(), mine));
+					// a timeout is an int: the tag keeps it positive
+					RPMA_OK(rpma_conn_cfg_set_timeout(conn_cfg.get(), int(mine)));
+					RPMA_OK(rpma_conn_cfg_set_compl_channel(conn_cfg.get(), (i + t) % 2));
+					RPMA_OK(rpma_srq_cfg_set_rq_size(srq_cfg.get(), mine));
+					RPMA_OK(rpma_srq_cfg_set_rcq_size(srq_cfg.get(), mine));
+					RPMA_OK(rpma_peer_cfg_set_direct_write_to_pmem(peer_cfg.get(),
+						(i + t) % 2));
+				}
+				writing--;
+			});
+		for (int r = 0; r < READERS; r++)
+			threads.spawn([&] {
+				while (writing.load() > 0) {
+					for (const auto &f : sizes) {
+						uint32_t v = 0;
+						RPMA_OK(f.get(conn_cfg.get(), &v));
+						CPPUNIT_ASSERT_MESSAGE(std::to_string(v), stored(v, f.initial));
+					}
 					int timeout = 0;
-					RPMA_OK(rpma_conn_cfg_get_sq_size(cfg.get(), &sq));
-					RPMA_OK(rpma_conn_cfg_get_timeout(cfg.get(), &timeout));
-					CPPUNIT_ASSERT(sq >= 100 && sq < 104);
-					CPPUNIT_ASSERT(timeout >= 100 && timeout < 104);
+					RPMA_OK(rpma_conn_cfg_get_timeout(conn_cfg.get(), &timeout));
+					CPPUNIT_ASSERT_MESSAGE(std::to_string(timeout),
+						stored(uint32_t(timeout), RPMA_DEFAULT_TIMEOUT_MS));
+					uint32_t rq = 0, rcq = 0;
+					RPMA_OK(rpma_srq_cfg_get_rq_size(srq_cfg.get(), &rq));
+					RPMA_OK(rpma_srq_cfg_get_rcq_size(srq_cfg.get(), &rcq));
+					CPPUNIT_ASSERT(stored(rq, 20) && stored(rcq, 20));
+					bool shared = false, direct = false;
+					RPMA_OK(rpma_conn_cfg_get_compl_channel(conn_cfg.get(), &shared));
+					RPMA_OK(rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg.get(), &direct));
+					reads++;
 				}
 			});
 		threads.join_and_check();
+		CPPUNIT_ASSERT(reads.load() > 0);
+	}
+
+	// docs/thread-safety.md: a connection request made from a configuration
+	// another thread is changing gets the fields as they were at one moment.
+	// The other thread moves the configuration around a cycle of states that
+	// are all valid, (shared channel, SRQ without RCQ) -> (no shared channel,
+	// SRQ without RCQ) -> (no shared channel, SRQ with RCQ) -> back, never
+	// through (shared channel, SRQ with RCQ), which rpma_conn_req_new
+	// refuses with RPMA_E_INVAL. A request made from a mix of two states can
+	// be that one. Most requests go to a service that does not resolve, so
+	// that they fail fast (RPMA_E_PROVIDER) and many are made; every tenth
+	// is a real one, which must succeed.
+	void request_from_a_changing_configuration()
+	{
+		Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
+		rpma_srq *raw = nullptr;
+		RPMA_OK(rpma_srq_new(peer.get(), nullptr, &raw)); // has an RCQ
+		Srq with_rcq(raw);
+		rpma_srq_cfg *no_rcq_cfg = nullptr;
+		RPMA_OK(rpma_srq_cfg_new(&no_rcq_cfg));
+		SrqCfg no_rcq_cfg_own(no_rcq_cfg);
+		RPMA_OK(rpma_srq_cfg_set_rcq_size(no_rcq_cfg, 0));
+		RPMA_OK(rpma_srq_new(peer.get(), no_rcq_cfg, &raw));
+		Srq without_rcq(raw);
+		rpma_conn_cfg *cfg_raw = nullptr;
+		RPMA_OK(rpma_conn_cfg_new(&cfg_raw));
+		ConnCfg cfg(cfg_raw);
+		RPMA_OK(rpma_conn_cfg_set_srq(cfg.get(), without_rcq.get()));
+		RPMA_OK(rpma_conn_cfg_set_compl_channel(cfg.get(), true));
+		const std::string port = next_port();
+
+		std::atomic<bool> stop{false};
+		std::atomic<long> cycles{0};
+		int made = 0, ret = 0;
+		bool as_expected = true;
+		{
+			Threads changer;
+			changer.spawn([&] {
+				while (!stop.load()) {
+					RPMA_OK(rpma_conn_cfg_set_compl_channel(cfg.get(), false));
+					RPMA_OK(rpma_conn_cfg_set_srq(cfg.get(), with_rcq.get()));
+					RPMA_OK(rpma_conn_cfg_set_srq(cfg.get(), without_rcq.get()));
+					RPMA_OK(rpma_conn_cfg_set_compl_channel(cfg.get(), true));
+					cycles++;
+				}
+			});
+			const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+			for (; as_expected && std::chrono::steady_clock::now() < deadline; made++) {
+				const bool real = made % 10 == 0;
+				rpma_conn_req *req = nullptr;
+				ret = rpma_conn_req_new(peer.get(), test_ip(),
+					real ? port.c_str() : "no-such-service", cfg.get(), &req);
+				as_expected = ret == (real ? 0 : RPMA_E_PROVIDER);
+				if (req)
+					RPMA_OK(rpma_conn_req_delete(&req));
+			}
+			stop = true;
+			changer.join_and_check();
+		}
+		CPPUNIT_ASSERT_MESSAGE("request " + std::to_string(made) + " (after " +
+			std::to_string(cycles.load()) + " cycles): " + describe("rpma_conn_req_new", ret),
+			as_expected);
+		CPPUNIT_ASSERT(made > 10 && cycles.load() > 0);
 	}
 };
 

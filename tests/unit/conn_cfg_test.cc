@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rpma_conn_cfg_*: defaults, getters and setters.
+#include <atomic>
+#include <chrono>
 #include <climits>
+#include <functional>
+#include <string>
+#include <thread>
 
+#include "conn_cfg.hh"
 #include "fixture.hh"
 #include "out_of_memory.hh"
 
@@ -39,6 +45,8 @@ class ConnCfgTest : public Fixture {
 	CPPUNIT_TEST(compl_channel_rejects_null);
 	CPPUNIT_TEST(srq_round_trip);
 	CPPUNIT_TEST(srq_rejects_null);
+	CPPUNIT_TEST(copy_is_one_state_of_a_changing_cfg);
+	CPPUNIT_TEST(request_is_made_from_one_state_of_a_changing_cfg);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -180,6 +188,107 @@ public:
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_get_srq(nullptr, &untouched));
 		CPPUNIT_ASSERT(untouched == reinterpret_cast<rpma_srq *>(0x1234));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_get_srq(conn_cfg, nullptr));
+	}
+
+	// Sets timeout, cq, rcq, sq and rq to k, one after another, for
+	// k = 2, 3, ... until `stop`: every state the configuration passes through
+	// reads, in that order, k..k followed by k-1..k-1.
+	static void change_in_steps(rpma_conn_cfg *cfg, const std::atomic<bool> &stop)
+	{
+		for (uint32_t k = 2; !stop.load(); k = k % 1000000 + 1) {
+			rpma_conn_cfg_set_timeout(cfg, static_cast<int>(k));
+			rpma_conn_cfg_set_cq_size(cfg, k);
+			rpma_conn_cfg_set_rcq_size(cfg, k);
+			rpma_conn_cfg_set_sq_size(cfg, k);
+			rpma_conn_cfg_set_rq_size(cfg, k);
+		}
+	}
+
+	// Whether the fields, in the order change_in_steps() sets them, are a
+	// state it passes through ("" if so, else the values).
+	static std::string torn_state(const uint32_t (&got)[5])
+	{
+		bool existed = got[0] - got[4] <= 1 || (got[0] == 1 && got[4] == 1000000);
+		for (int f = 1; f < 5; f++)
+			existed = existed && (got[f] <= got[f - 1] || (got[f - 1] == 1 && got[f] == 1000000));
+		std::string values;
+		if (!existed)
+			for (uint32_t v : got)
+				values += std::to_string(v) + " ";
+		return values;
+	}
+
+	void start_at_one()
+	{
+		make_conn_cfg();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_set_timeout(conn_cfg, 1));
+		for (const SizeField &field : size_fields)
+			CPPUNIT_ASSERT_EQUAL(0, field.set(conn_cfg, 1));
+	}
+
+	// rpma/conn_cfg.hh: the copy connections are made from (ConnCfg::values)
+	// is the configuration at one moment, whatever other threads change.
+	void copy_is_one_state_of_a_changing_cfg()
+	{
+		start_at_one();
+		std::atomic<bool> stop{false};
+		std::thread writer(change_in_steps, conn_cfg, std::cref(stop));
+		const auto &object = *reinterpret_cast<const rpma::ConnCfg *>(conn_cfg);
+		std::string torn;
+		long copies = 0;
+		const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+		while (torn.empty() && std::chrono::steady_clock::now() < deadline)
+			for (int i = 0; i < 1000 && torn.empty(); i++, copies++) {
+				const rpma::ConnCfg::Values v = object.values();
+				torn = torn_state({static_cast<uint32_t>(v.timeout_ms), v.cq_size, v.rcq_size,
+						   v.sq_size, v.rq_size});
+			}
+		stop = true;
+		writer.join();
+		CPPUNIT_ASSERT_MESSAGE("copy " + std::to_string(copies) + " has timeout, cq, rcq, sq, rq = " + torn,
+				       torn.empty());
+	}
+
+	// docs/thread-safety.md: a connection request made while another
+	// thread changes the configuration gets the fields as they were at one
+	// moment. The other thread sets timeout, cq, rcq, sq and rq to k, one
+	// after another, for k = 1, 2, ...: every state the configuration passes
+	// through reads, in that order, k..k followed by k-1..k-1. A copy made
+	// of loads at different moments shows a later value after an earlier
+	// one. The fake records what the request was made with; only this thread
+	// calls into it.
+	void request_is_made_from_one_state_of_a_changing_cfg()
+	{
+		make_peer();
+		start_at_one();
+		std::atomic<bool> stop{false};
+		std::thread writer(change_in_steps, conn_cfg, std::cref(stop));
+		std::string torn;
+		int made = 0;
+		const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+		for (; torn.empty() && std::chrono::steady_clock::now() < deadline; made++) {
+			if (rpma_conn_req_new(peer, address, service, conn_cfg, &req) != 0) {
+				torn = "(rpma_conn_req_new failed)";
+				break;
+			}
+			const auto &ids = fake::id_calls();
+			auto resolve = ids.rbegin();
+			while (resolve->call != fake::Call::rdma_resolve_addr)
+				++resolve;
+			const auto &cqs = fake::cqs();
+			const fake::QpCreation &qp = fake::qps().back();
+			// the main CQ is made first, then the receive CQ
+			torn = torn_state({static_cast<uint32_t>(resolve->value),
+					   static_cast<uint32_t>(cqs[cqs.size() - 2].cqe),
+					   static_cast<uint32_t>(cqs[cqs.size() - 1].cqe), qp.attr.cap.max_send_wr,
+					   qp.attr.cap.max_recv_wr});
+			CPPUNIT_ASSERT_EQUAL(0, rpma_conn_req_delete(&req));
+		}
+		stop = true;
+		writer.join();
+		CPPUNIT_ASSERT_MESSAGE("request " + std::to_string(made) + " made from timeout, cq, rcq, sq, rq = " +
+					       torn,
+				       torn.empty());
 	}
 };
 

@@ -2,8 +2,13 @@
 // rpma_conn_req_*: the active side's request (address and route resolution,
 // CQs, QP), early receives, private data, connect/accept and deletion.
 #include <arpa/inet.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "fixture.hh"
 
@@ -34,6 +39,7 @@ class ConnReqTest : public Fixture {
 	CPPUNIT_TEST(recv_rejects_null);
 	CPPUNIT_TEST(recv_posts_to_qp);
 	CPPUNIT_TEST(recv_failure_is_provider_error);
+	CPPUNIT_TEST(recv_refuses_what_an_sge_cannot_hold);
 	CPPUNIT_TEST(private_data_rejects_null);
 	CPPUNIT_TEST(private_data_of_active_is_empty);
 	CPPUNIT_TEST(private_data_of_passive_without_data_is_empty);
@@ -43,6 +49,7 @@ class ConnReqTest : public Fixture {
 	CPPUNIT_TEST(connect_passive_accepts);
 	CPPUNIT_TEST(connect_passes_private_data);
 	CPPUNIT_TEST(connect_registers_flush_buffer);
+	CPPUNIT_TEST(flush_buffer_has_pages_of_its_own);
 	CPPUNIT_TEST(connect_failures_consume_request);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -383,6 +390,16 @@ public:
 		CPPUNIT_ASSERT(fake::recvs().empty());
 	}
 
+	void recv_refuses_what_an_sge_cannot_hold()
+	{
+		make_outgoing_req();
+		receive_refuses_what_an_sge_cannot_hold(
+			[this](rpma_mr_local *mr, size_t offset, size_t len) {
+				return rpma_conn_req_recv(req, mr, offset, len, nullptr);
+			},
+			buffer, sizeof(buffer));
+	}
+
 	void recv_posts_to_qp()
 	{
 		make_incoming_req();
@@ -534,6 +551,47 @@ public:
 		CPPUNIT_ASSERT_EQUAL(size_t{8}, reg.length);
 		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_ACCESS_LOCAL_WRITE}, reg.access);
 		CPPUNIT_ASSERT(reg.pd == the_qp().attr.pd);
+	}
+
+	// With RDMAV_FORK_SAFE=1 on a kernel without copy-on-fork for DMA pages,
+	// libibverbs keeps every page a registration touches out of a forked
+	// child. The flush buffer must not share its page with anything else:
+	// the child still reads the connection, and the heap around it.
+	void flush_buffer_has_pages_of_its_own()
+	{
+		fake::set_fork_protection(true);
+		make_outgoing_req();
+		std::vector<void *> before;
+		for (int i = 0; i < 64; i++)
+			before.push_back(std::malloc(48));
+		connect_req();
+		std::vector<void *> after;
+		for (int i = 0; i < 64; i++)
+			after.push_back(std::malloc(48));
+		CPPUNIT_ASSERT_EQUAL(size_t{1}, fake::registrations().size());
+		const pid_t child = fork();
+		if (child == 0) {
+			// reads the connection object, then the heap on both sides
+			uint32_t qp_num = 0;
+			volatile char sum = 0;
+			if (rpma_conn_get_qp_num(conn, &qp_num) == 0)
+				for (const auto *list : {&before, &after})
+					for (void *p : *list)
+						sum = sum + *static_cast<volatile char *>(p);
+			_exit(qp_num == fake::qps().back().qp->qp_num ? 0 : 1);
+		}
+		int status = 0;
+		CPPUNIT_ASSERT_EQUAL(child, waitpid(child, &status, 0));
+		for (const auto *list : {&before, &after})
+			for (void *p : *list)
+				std::free(p);
+		CPPUNIT_ASSERT_MESSAGE("the child was killed by signal " +
+					       std::to_string(WIFSIGNALED(status) ? WTERMSIG(status) : 0),
+				       !WIFSIGNALED(status));
+		CPPUNIT_ASSERT_EQUAL(0, WEXITSTATUS(status));
+		const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+		const uintptr_t sink = reinterpret_cast<uintptr_t>(fake::registrations()[0].addr);
+		CPPUNIT_ASSERT_EQUAL_MESSAGE("page-aligned", uintptr_t{0}, sink % page);
 	}
 
 	void connect_failures_consume_request()

@@ -3,7 +3,10 @@
 #include <arpa/inet.h>
 
 #include <cstring>
+#include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "c_callers.h"
 #include "config.h"
@@ -86,6 +89,10 @@ class DataPathTest : public Fixture {
 	CPPUNIT_TEST(recv_zero_bytes);
 	CPPUNIT_TEST(recv_failure_is_provider_error);
 	CPPUNIT_TEST(recv_on_srq_qp_is_provider_error);
+	CPPUNIT_TEST(lengths_beyond_32_bits_are_refused);
+	CPPUNIT_TEST(ranges_beyond_the_local_region_are_refused);
+	CPPUNIT_TEST(ranges_beyond_the_remote_region_are_refused);
+	CPPUNIT_TEST(ranges_ending_at_the_region_end_are_posted);
 	CPPUNIT_TEST_SUITE_END();
 
 	char buffer[256] = {};
@@ -523,6 +530,113 @@ public:
 		connect();
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_recv(conn, local, 0, 8, ctx));
 		CPPUNIT_ASSERT(fake::recvs().empty());
+	}
+
+	// A scatter/gather entry holds a 32-bit length: 4 GiB would go out as a
+	// 0-byte request that succeeds. The regions are large enough (the fake
+	// never touches the memory), so the length alone is at fault.
+	void lengths_beyond_32_bits_are_refused()
+	{
+		make_conn(conn_cfg);
+		const size_t four_gib = size_t{1} << 32;
+		local = register_mr(buffer, 2 * four_gib, 0xff);
+		remote = remote_mr(raddr, 2 * four_gib, rkey, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
+		const int always = RPMA_F_COMPLETION_ALWAYS;
+		for (size_t len : {four_gib, four_gib + 8}) {
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_read(conn, local, 0, remote, 0, len, always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write(conn, remote, 0, local, 0, len, always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+					     rpma_write_with_imm(conn, remote, 0, local, 0, len, always, 1, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send(conn, local, 0, len, always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(conn, local, 0, len, always, 1, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_recv(conn, local, 0, len, ctx));
+		}
+		CPPUNIT_ASSERT(fake::sends().empty());
+		CPPUNIT_ASSERT(fake::recvs().empty());
+		// the largest length an SGE holds still goes out whole
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, 0, local, 0, four_gib - 1, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(uint32_t{0xffffffff}, only_send().sges.at(0).length);
+	}
+
+	// The local NIC would fail such a request at completion time (and the
+	// queue pair with it); an offset near SIZE_MAX must not wrap around.
+	void ranges_beyond_the_local_region_are_refused()
+	{
+		connect();
+		const int always = RPMA_F_COMPLETION_ALWAYS;
+		const size_t size = sizeof(buffer);
+		const size_t huge = SIZE_MAX - 3;
+		for (auto [offset, len] : {std::pair<size_t, size_t>{size - 4, 8}, {size + 8, 0}, {huge, 8}}) {
+			const std::string what = std::to_string(offset) + "+" + std::to_string(len);
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
+						     rpma_read(conn, local, offset, remote, 0, len, always, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
+						     rpma_write(conn, remote, 0, local, offset, len, always, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL, rpma_write_with_imm(conn, remote, 0, local,
+											    offset, len, always, 1, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL, rpma_send(conn, local, offset, len, always, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
+						     rpma_send_with_imm(conn, local, offset, len, always, 1, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL, rpma_recv(conn, local, offset, len, ctx));
+		}
+		// the deprecated atomic write reads 8 bytes of the local region
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 0, local, size - 4, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 0, local, huge, always, ctx));
+		CPPUNIT_ASSERT(fake::sends().empty());
+		CPPUNIT_ASSERT(fake::recvs().empty());
+	}
+
+	// The remote NIC would refuse these (and break the connection); the
+	// emulated flush reads 8 bytes at the offset, which must lie inside too.
+	void ranges_beyond_the_remote_region_are_refused()
+	{
+		connect();
+		apply_direct_write(true);
+		const int always = RPMA_F_COMPLETION_ALWAYS;
+		const size_t size = 4096; // of `remote`
+		const size_t huge = SIZE_MAX - 7; // 8-byte aligned
+		for (auto [offset, len] : {std::pair<size_t, size_t>{size - 4, 8}, {size + 8, 0}, {huge, 16}}) {
+			const std::string what = std::to_string(offset) + "+" + std::to_string(len);
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
+						     rpma_read(conn, local, 0, remote, offset, len, always, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
+						     rpma_write(conn, remote, offset, local, 0, len, always, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL, rpma_write_with_imm(conn, remote, offset, local,
+											    0, len, always, 1, ctx));
+			for (rpma_flush_type type : {RPMA_FLUSH_TYPE_VISIBILITY, RPMA_FLUSH_TYPE_PERSISTENT})
+				CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
+							     rpma_flush(conn, remote, offset, len, type, always, ctx));
+		}
+		// the flushed range must lie inside, and so must the 8-byte read
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, 0, size + 1, RPMA_FLUSH_TYPE_VISIBILITY,
+							      always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, size - 4, 0, RPMA_FLUSH_TYPE_VISIBILITY,
+							      always, ctx));
+		const char word[8] = {};
+		for (size_t offset : {size, size + 8, huge}) {
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, remote, offset, word, always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, offset, local, 0, always, ctx));
+		}
+		CPPUNIT_ASSERT(fake::sends().empty());
+	}
+
+	void ranges_ending_at_the_region_end_are_posted()
+	{
+		connect();
+		const int always = RPMA_F_COMPLETION_ALWAYS;
+		const size_t lsize = sizeof(buffer), rsize = 4096;
+		const char word[8] = {};
+		CPPUNIT_ASSERT_EQUAL(0, rpma_read(conn, local, lsize - 8, remote, rsize - 8, 8, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, rsize - 8, local, lsize - 8, 8, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, rsize, local, lsize, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_send(conn, local, lsize - 8, 8, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_recv(conn, local, lsize - 8, 8, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, rsize - 8, word, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write_atomic(conn, remote, rsize - 8, local, lsize - 8, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, rsize - 8, 8, RPMA_FLUSH_TYPE_VISIBILITY, always,
+						   ctx));
+		CPPUNIT_ASSERT_EQUAL(size_t{7}, fake::sends().size());
+		CPPUNIT_ASSERT_EQUAL(raddr + rsize - 8, fake::sends().back().remote_addr);
 	}
 };
 

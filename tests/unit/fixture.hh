@@ -61,6 +61,21 @@ protected:
 	// The QP the library made last, as the fake holds it.
 	static ibv_qp *last_qp();
 
+	// post(mr, offset, len) posts a receive into a region over `buffer`: it
+	// must refuse 4 GiB (an SGE holds 32 bits) and ranges past the region,
+	// posting nothing, and take the region's last 8 bytes.
+	template <typename Post> void receive_refuses_what_an_sge_cannot_hold(Post post, char *buffer, size_t size)
+	{
+		const size_t four_gib = size_t{1} << 32;
+		rpma_mr_local *big = register_mr(buffer, 2 * four_gib, RPMA_MR_USAGE_RECV);
+		rpma_mr_local *mr = register_mr(buffer, size, RPMA_MR_USAGE_RECV);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, post(big, 0, four_gib));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, post(mr, size - 4, 8));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, post(mr, SIZE_MAX - 3, 8));
+		CPPUNIT_ASSERT(fake::recvs().empty());
+		CPPUNIT_ASSERT_EQUAL(0, post(mr, size - 8, 8));
+	}
+
 private:
 	bool leaks_expected_ = false;
 };

@@ -59,6 +59,7 @@ class MrTest : public Fixture {
 	CPPUNIT_TEST(advise_passes_one_sge);
 	CPPUNIT_TEST(advise_maps_errors);
 	CPPUNIT_TEST(advise_unsupported_by_device);
+	CPPUNIT_TEST(advise_refuses_what_an_sge_cannot_hold);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_mr_local *const sentinel = reinterpret_cast<rpma_mr_local *>(0x1234);
@@ -416,6 +417,19 @@ public:
 		fake::set_advise_mr_supported(false);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_mr_advise(mr, 0, 8, 0, 0));
 		CPPUNIT_ASSERT(fake::advices().empty());
+	}
+
+	// ibv_advise_mr takes one SGE: 4 GiB would advise 0 bytes and succeed.
+	void advise_refuses_what_an_sge_cannot_hold()
+	{
+		const size_t four_gib = size_t{1} << 32;
+		rpma_mr_local *big = register_mr(buffer, 2 * four_gib, RPMA_MR_USAGE_WRITE_DST);
+		rpma_mr_local *mr = register_mr(buffer, sizeof(buffer), RPMA_MR_USAGE_WRITE_DST);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_advise(big, 0, four_gib, 0, 0));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_advise(mr, sizeof(buffer) - 4, 8, 0, 0));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_advise(mr, SIZE_MAX - 3, 8, 0, 0));
+		CPPUNIT_ASSERT(fake::advices().empty());
+		CPPUNIT_ASSERT_EQUAL(0, rpma_mr_advise(mr, sizeof(buffer) - 8, 8, 0, 0));
 	}
 
 	void advise_maps_errors()

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rpma_srq_cfg_*: defaults (20/20, upstream's code), getters and setters.
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
 #include "fixture.hh"
 #include "out_of_memory.hh"
 
@@ -28,6 +33,7 @@ class SrqCfgTest : public Fixture {
 	CPPUNIT_TEST(delete_rules);
 	CPPUNIT_TEST(sizes_round_trip);
 	CPPUNIT_TEST(sizes_reject_null);
+	CPPUNIT_TEST(srq_is_made_from_one_state_of_a_changing_cfg);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -85,6 +91,43 @@ public:
 			CPPUNIT_ASSERT_EQUAL(uint32_t{99}, value);
 			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, field.get(srq_cfg, nullptr));
 		}
+	}
+
+	// docs/thread-safety.md: a shared RQ made while another thread changes
+	// its configuration gets the sizes as they were at one moment. The other
+	// thread sets rq, then rcq, to k for k = 2, 3, ...: every state has
+	// rq == rcq or rq == rcq + 1. Only this thread calls into the fake.
+	void srq_is_made_from_one_state_of_a_changing_cfg()
+	{
+		make_peer();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_srq_cfg_new(&srq_cfg));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_srq_cfg_set_rq_size(srq_cfg, 1));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_srq_cfg_set_rcq_size(srq_cfg, 1));
+		std::atomic<bool> stop{false};
+		std::thread writer([cfg = srq_cfg, &stop] {
+			for (uint32_t k = 2; !stop.load(); k = k % 1000000 + 1) {
+				rpma_srq_cfg_set_rq_size(cfg, k);
+				rpma_srq_cfg_set_rcq_size(cfg, k);
+			}
+		});
+		std::string torn;
+		int made = 0;
+		const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+		for (; torn.empty() && std::chrono::steady_clock::now() < deadline; made++) {
+			if (rpma_srq_new(peer, srq_cfg, &srq) != 0) {
+				torn = "(rpma_srq_new failed)";
+				break;
+			}
+			const uint32_t rq = fake::srqs().back().attr.attr.max_wr;
+			const uint32_t rcq = static_cast<uint32_t>(fake::cqs().back().cqe);
+			if (rq != rcq && rq != rcq + 1 && !(rq == 1 && rcq == 1000000))
+				torn = std::to_string(rq) + " " + std::to_string(rcq);
+			CPPUNIT_ASSERT_EQUAL(0, rpma_srq_delete(&srq));
+		}
+		stop = true;
+		writer.join();
+		CPPUNIT_ASSERT_MESSAGE("shared RQ " + std::to_string(made) + " made from rq, rcq = " + torn,
+				       torn.empty());
 	}
 };
 

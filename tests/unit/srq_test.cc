@@ -20,6 +20,7 @@ class SrqTest : public Fixture {
 	CPPUNIT_TEST(recv_posts_one_sge);
 	CPPUNIT_TEST(recv_zero_bytes);
 	CPPUNIT_TEST(recv_failure_is_provider_error);
+	CPPUNIT_TEST(recv_refuses_what_an_sge_cannot_hold);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_srq *const sentinel = reinterpret_cast<rpma_srq *>(0x1234);
@@ -192,6 +193,18 @@ public:
 		make_srq();
 		fake::fail(fake::Call::ibv_post_srq_recv, ENOMEM);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_srq_recv(srq, nullptr, 0, 0, nullptr));
+	}
+
+	// 4 GiB would be posted as a 0-byte receive; a range past the region
+	// would fail only when a message arrives.
+	void recv_refuses_what_an_sge_cannot_hold()
+	{
+		make_srq();
+		receive_refuses_what_an_sge_cannot_hold(
+			[this](rpma_mr_local *mr, size_t offset, size_t len) {
+				return rpma_srq_recv(srq, mr, offset, len, nullptr);
+			},
+			buffer, sizeof(buffer));
 	}
 };
 

@@ -41,6 +41,13 @@ void set_bind_attaches_device(bool attaches);
 // reports EOPNOTSUPP without reaching the fake).
 void set_advise_mr_supported(bool supported);
 
+// Whether registrations protect their pages from fork() the way libibverbs
+// does after ibv_fork_init() (RDMAV_FORK_SAFE=1) on a kernel that does not
+// copy DMA pages at fork: ibv_reg_mr marks every page the range touches
+// MADV_DONTFORK (a forked child has none of them), ibv_dereg_mr marks them
+// MADV_DOFORK again. Off after reset().
+void set_fork_protection(bool on);
+
 // --- failures ---
 
 // The nth call of `call` from now on fails with errno `err`, in the way that

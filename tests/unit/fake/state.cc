@@ -87,6 +87,7 @@ void reset()
 	s.counts.clear();
 	s.poll_override = false;
 	s.keys_override = false;
+	s.fork_protection = false;
 	s.cm_events.clear();
 	s.cq_events.clear();
 	s.acked_private_data.clear();
@@ -130,6 +131,11 @@ void set_transport(ibv_transport_type transport)
 void set_bind_attaches_device(bool attaches)
 {
 	state().bind_attaches_device = attaches;
+}
+
+void set_fork_protection(bool on)
+{
+	state().fork_protection = on;
 }
 
 void set_advise_mr_supported(bool supported)

@@ -86,6 +86,7 @@ struct State {
 	decltype(verbs_context::advise_mr) advise_mr = nullptr; // the fake's, when supported
 	ibv_device_attr_ex attr{};
 	bool bind_attaches_device = true;
+	bool fork_protection = false;
 
 	// failures armed: call -> (the call count that fails -> errno)
 	std::map<Call, std::map<unsigned, int>> failures;

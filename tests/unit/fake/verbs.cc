@@ -3,7 +3,11 @@
 // convention; destroying an object that others still use fails with EBUSY
 // as a kernel would, while an injected failure of a destroy call still frees
 // the object (the caller cannot do anything else with it).
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdint>
 
 #include "state.hh"
 
@@ -27,6 +31,19 @@ bool known(Registry<T, Extra> &registry, const T *handle, const char *call)
 	return false;
 }
 
+// libibverbs' fork protection (fake::set_fork_protection): advice for every
+// page [addr, addr + length) touches.
+void advise_pages(void *addr, size_t length, int advice)
+{
+	if (!state().fork_protection || length == 0)
+		return;
+	const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+	const uintptr_t first = reinterpret_cast<uintptr_t>(addr) & ~(page - 1);
+	const uintptr_t end = (reinterpret_cast<uintptr_t>(addr) + length + page - 1) & ~(page - 1);
+	if (madvise(reinterpret_cast<void *>(first), end - first, advice))
+		misuse("madvise() of a registered range failed");
+}
+
 ibv_mr *register_mr(ibv_pd *pd, void *addr, size_t length, unsigned access)
 {
 	State &s = state();
@@ -45,6 +62,7 @@ ibv_mr *register_mr(ibv_pd *pd, void *addr, size_t length, unsigned access)
 	mr->rkey = s.keys_override ? s.next_rkey : 0x2000 + mr->handle;
 	s.keys_override = false;
 	s.registrations.back().mr = mr;
+	advise_pages(addr, length, MADV_DONTFORK);
 	return mr;
 }
 
@@ -107,6 +125,7 @@ int ibv_dereg_mr(ibv_mr *mr)
 	if (!known(s.mrs, mr, "ibv_dereg_mr"))
 		return EINVAL;
 	auto err = enter(Call::ibv_dereg_mr);
+	advise_pages(mr->addr, mr->length, MADV_DOFORK);
 	s.mrs.drop(mr);
 	return err.value_or(0);
 }
