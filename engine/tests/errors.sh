@@ -25,7 +25,7 @@ busy_pair() {
 	fio_server "$1" --filename=malloc --size=8m --iodepth=4
 	fio_start client "$1" --rw=randwrite --bs=4k --iodepth=4 --size=8m --time_based --runtime=120
 	CLIENT_PID=$FIO_PID
-	wait_for_text "$case_dir/server.json" "waiting for a client" 30 || return 1
+	server_listens 30 || return 1
 	sleep 5	# connected and writing
 }
 
@@ -34,9 +34,7 @@ dead_client() {
 	local kind=$1 name=$1-dead-client src
 	begin_case "$name"
 	busy_pair "$kind"
-	local client=$CLIENT_PID
-	kill -9 "$client"
-	wait "$client" 2>/dev/null
+	killed client "$CLIENT_PID"
 	local killed=$SECONDS
 	wait_exit "$SERVER_PID" 15
 	src=$?
@@ -57,8 +55,7 @@ dead_server() {
 	begin_case "$name"
 	busy_pair "$kind"
 	local client=$CLIENT_PID
-	kill -9 "$SERVER_PID"
-	wait "$SERVER_PID" 2>/dev/null
+	killed server "$SERVER_PID"
 	local killed=$SECONDS
 	wait_exit "$client" 20
 	crc=$?
@@ -103,14 +100,12 @@ server_restart() {
 	local kind=$1 name=$1-server-restart crc
 	begin_case "$name"
 	fio_server "$kind" --filename=malloc --size=4m --iodepth=4
-	wait_for_text "$case_dir/server.json" "waiting for a client" 30
-	kill -9 "$SERVER_PID"
-	wait "$SERVER_PID" 2>/dev/null
+	server_listens 30
+	killed server "$SERVER_PID"
 	fio_start client "$kind" --rw=write --bs=4k --iodepth=4 --size=4m \
 		--verify=crc32c --connect_timeout=60
 	local client=$FIO_PID
 	sleep 3
-	mv "$case_dir/server.json" "$case_dir/first-server.json"
 	fio_server "$kind" --filename=malloc --size=4m --iodepth=4
 	wait_exit "$client" 120
 	crc=$?
@@ -150,7 +145,7 @@ gpspm_bad_request() {
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
 	begin_case "$name"
 	fio_server gpspm --filename=malloc --size=1m
-	wait_for_text "$case_dir/server.json" "waiting for a client" 30
+	server_listens 30
 	"$ROGUE_CLIENT" "$ip" "$port" "$what" >"$case_dir/client.log" 2>&1
 	rrc=$?
 	wait_exit "$SERVER_PID" 15
@@ -167,7 +162,7 @@ outside_region() {
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
 	begin_case "$name"
 	fio_server apm --filename=malloc --size=1m --numjobs=2
-	wait_for_text "$case_dir/server.json" "waiting for a client" 30
+	server_listens 30
 	"$ROGUE_CLIENT" "$ip" "$port" outside >"$case_dir/rogue.log" 2>&1
 	rrc=$?
 	fio_start client apm --port=$((port + 1)) --rw=write --bs=4k --size=1m \
@@ -185,8 +180,8 @@ port_in_use() {
 	begin_case "$name"
 	fio_server apm --filename=malloc --size=1m
 	local first=$SERVER_PID
-	wait_for_text "$case_dir/server.json" "waiting for a client" 30
-	mv "$case_dir/server.log" "$case_dir/first-server.log"
+	server_listens 30
+	moved server first-server
 	fio_server apm --filename=malloc --size=1m
 	wait_exit "$SERVER_PID" 15
 	src=$?

@@ -3,12 +3,15 @@
 """evaluate.py RESULTS -- judges the cases that in-vm.sh ran (see lib.sh).
 
 A "pair" case passes when every job of both fio reports error 0 and the
-client did some I/O; its IOPS and mean completion latency are shown.
+client did some I/O; its IOPS and mean completion latency are shown. Every
+case fails if one of its fio output files is not the report in the format
+asked for (lib.sh lists them in the case's "formats" file).
 Prints one PASS/FAIL line per case and "N passed, M failed"; exits 1 if
 anything failed or nothing ran.
 """
 import json
 import os
+import re
 import sys
 
 
@@ -16,22 +19,84 @@ class Failed(Exception):
     pass
 
 
-def jobs_of(path):
+# What fio itself writes into its report file ahead of the JSON document:
+# a failed job's "fio: pid=N, err=..." and the note of a signal, and in
+# distributed mode the backend's output, each line prefixed "<host> ".
+FIO_OWN = re.compile(r"fio: pid=\d+, err=|fio: terminating on signal |$")
+FIO_BACKEND = re.compile(r"<[^>]+> ")
+
+
+def report_of(path, fmt):
+    """fio's report in PATH, written with --output-format=FMT (json, json+
+    or normal,json; "json distributed" for fio --client): with json and
+    json+ the file must be the JSON document alone, but for fio's own
+    lines; with normal,json the normal output surrounds it."""
+    name = os.path.basename(path)
     try:
         text = open(path).read()
     except OSError as e:
         raise Failed(str(e))
-    # engine messages may precede the JSON document in the same file
-    start = 0 if text.startswith("{") else text.find("\n{") + 1
+    lines = text.split("\n")
     try:
-        doc, _ = json.JSONDecoder().raw_decode(text[start:])
+        start = lines.index("{")
     except ValueError:
-        raise Failed(f"{os.path.basename(path)}: no JSON report")
+        raise Failed(f"{name}: no JSON report")
+    head = lines[:start]
+    strict = not fmt.startswith("normal")
+    if strict:
+        stray = [line for line in head if not FIO_OWN.match(line) and not
+                 (fmt.endswith("distributed") and FIO_BACKEND.match(line))]
+        if stray:
+            raise Failed(f"{name}: not {fmt}: {stray[0]!r} precedes the report")
+    offset = sum(len(line) + 1 for line in head)
+    try:
+        doc, end = json.JSONDecoder().raw_decode(text, offset)
+    except ValueError as e:
+        raise Failed(f"{name}: not {fmt}: {e}")
+    if strict and text[end:].strip():
+        raise Failed(f"{name}: not {fmt}: {text[end:].strip()[:60]!r} follows the report")
+    if fmt == "json+" and not any("bins" in j[d]["clat_ns"] for j in doc.get("jobs", [])
+                                  for d in ("read", "write") if j[d]["total_ios"]):
+        raise Failed(f"{name}: json+ without latency bins")
+    return doc
+
+
+def reports(case_dir):
+    """{file: format} of the case's fio output files; every *.json file
+    there must be listed"""
+    formats = {}
+    try:
+        for line in open(os.path.join(case_dir, "formats")).read().splitlines():
+            name, fmt = line.split("\t")
+            formats[name] = fmt
+    except OSError:
+        pass
+    for name in os.listdir(case_dir):
+        if name.endswith(".json") and name not in formats:
+            raise Failed(f"{name}: written in an unknown format")
+    return formats
+
+
+def check_reports(case_dir):
+    """every report of the case parses; one that fio did not write (a fio
+    that failed before running its jobs) is empty"""
+    for name, fmt in reports(case_dir).items():
+        path = os.path.join(case_dir, name)
+        if os.path.exists(path) and os.path.getsize(path):
+            report_of(path, fmt)
+
+
+def jobs_of(case_dir, role):
+    name = f"{role}.json"
+    fmt = reports(case_dir).get(name)
+    if fmt is None:
+        raise Failed(f"{name}: no such report")
+    doc = report_of(os.path.join(case_dir, name), fmt)
     # fio --client reports its jobs as client_stats
     jobs = doc.get("jobs") or [j for j in doc.get("client_stats", [])
                                if j.get("jobname") != "All clients"]
     if not jobs:
-        raise Failed(f"{os.path.basename(path)}: no jobs")
+        raise Failed(f"{name}: no jobs")
     bad = [f"{j['jobname']}#{i}: error {j['error']}"
            for i, j in enumerate(jobs) if j["error"]]
     if bad:
@@ -74,8 +139,9 @@ def main():
             if kind == "fail":
                 raise Failed(detail)
             if kind == "pair":
-                detail = figures(jobs_of(os.path.join(case_dir, "client.json")))
-                jobs_of(os.path.join(case_dir, "server.json"))
+                detail = figures(jobs_of(case_dir, "client"))
+                jobs_of(case_dir, "server")
+            check_reports(case_dir)
             print(f"PASS {name}" + (f" ({detail})" if detail else ""))
             passed += 1
         except Failed as e:
