@@ -12,16 +12,29 @@
 
 namespace rpma_fio {
 
+// What LinkWatch asks the device; tests replace it.
+struct PortQueries {
+	int (*device)(ibv_context *, ibv_device_attr *);
+	int (*port)(ibv_context *, uint8_t, ibv_port_attr *);
+};
+
 class LinkWatch {
 public:
+	explicit LinkWatch(PortQueries q = real_queries()) : q_(q) {}
+
 	void watch(ibv_context *dev);
+	// watches port `port` of dev, the one the connection goes through
+	void watch_port(ibv_context *dev, uint8_t port);
 
 	// true if no port of the device is active; asks the device at most
 	// every CHECK_MS (a system call), so it may be called on idle paths
 	bool down();
 
+	static PortQueries real_queries();
+
 private:
 	static constexpr int CHECK_MS = 500;
+	PortQueries q_;
 	ibv_context *dev_ = nullptr;
 	uint8_t ports_ = 0;
 	Clock::time_point next_check_{};
