@@ -133,7 +133,7 @@ int Client::connect()
 			break;
 		}
 		if (!waiting_told) {
-			log_info("%s[%u]: waiting for the server at %s:%s (up to %u s)\n",
+			note("%s[%u]: waiting for the server at %s:%s (up to %u s)\n",
 				td_->io_ops->name, td_->thread_number, o.serverip,
 				port.c_str(), o.connect_timeout);
 			waiting_told = true;
@@ -145,7 +145,7 @@ int Client::connect()
 	if (ret)
 		return ret;
 	if (waiting_told)
-		log_info("%s[%u]: connected after %.1f s\n", td_->io_ops->name,
+		note("%s[%u]: connected after %.1f s\n", td_->io_ops->name,
 			td_->thread_number,
 			std::chrono::duration<double>(Clock::now() - start).count());
 
