@@ -78,7 +78,7 @@ int Client::connect()
 	}
 	if ((ret = rpma_peer_new(dev, &peer_)))
 		return rpma_failed(td_, "rpma_peer_new", ret);
-	link_.watch(dev);
+	link_.watch(dev, o.serverip, false);
 
 	rpma_conn_cfg *cfg;
 	if ((ret = rpma_conn_cfg_new(&cfg)))

@@ -56,7 +56,7 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	}
 	if ((ret = rpma_peer_new(dev, &s->peer_)))
 		return rpma_failed(td, "rpma_peer_new", ret);
-	s->link_.watch(dev);
+	s->link_.watch(dev, o.serverip, true);
 	// The job's one I/O is the serving of its connection; iodepth= is
 	// the GPSPM server's message slots. Left above 1, it would make fio
 	// print a note (a sync engine caps the depth) into a json report.

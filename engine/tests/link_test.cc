@@ -37,6 +37,7 @@ class LinkTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(its_own_port_down_is_down);
 	CPPUNIT_TEST(the_other_port_down_is_not);
 	CPPUNIT_TEST(both_up_is_not_down);
+	CPPUNIT_TEST(port_unknown_is_down_only_with_every_port);
 	CPPUNIT_TEST_SUITE_END();
 
 	LinkWatch watch_{{two_ports, port_state}};
@@ -68,6 +69,19 @@ public:
 		watch_.watch_port(DEV, 2);
 		CPPUNIT_ASSERT(!watch_.down());
 		CPPUNIT_ASSERT(queries > 0);
+	}
+
+	// where the connection's port cannot be told (0), only a device with
+	// no active port is surely down
+	void port_unknown_is_down_only_with_every_port()
+	{
+		watch_.watch_port(DEV, 0);
+		states[1] = IBV_PORT_DOWN;
+		CPPUNIT_ASSERT(!watch_.down());
+		LinkWatch again{{two_ports, port_state}};
+		again.watch_port(DEV, 0);
+		states[2] = IBV_PORT_DOWN;
+		CPPUNIT_ASSERT(again.down());
 	}
 };
 
