@@ -73,7 +73,10 @@ dead_server() {
 # seconds with a message, from the port state; the link comes back up.
 link_down() {
 	local kind=$1 name=$1-link-down crc src down
-	[[ -n "${RPMA_TEST_NETDEV:-}" ]] || return 0
+	if [[ -z "${RPMA_TEST_NETDEV:-}" ]]; then
+		skip "$name" "no RPMA_TEST_NETDEV: no link the test may take down"
+		return
+	fi
 	begin_case "$name"
 	if ! busy_pair "$kind"; then
 		fail "$name" "the server did not listen within 30 s (port: $(cat /sys/class/infiniband/*/ports/1/state))"
@@ -221,7 +224,10 @@ no_size() {
 # does not promise (direct_write_to_pmem=0).
 apm_pmem_without_dwtp() {
 	local name=apm-pmem-without-direct-write crc
-	[[ -n "${RPMA_TEST_DEVDAX:-}" ]] || return 0
+	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
+		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
+		return
+	fi
 	begin_case "$name"
 	fio_server apm --filename="$RPMA_TEST_DEVDAX" --size=2m
 	fio_client apm --rw=write --bs=4k --size=1m
@@ -235,7 +241,10 @@ apm_pmem_without_dwtp() {
 # the server says so instead of failing obscurely.
 fsdax_without_odp() {
 	local name=fsdax-registration src
-	[[ -n "${RPMA_TEST_FSDAX:-}" ]] || return 0
+	if [[ -z "${RPMA_TEST_FSDAX:-}" ]]; then
+		skip "$name" "no FS DAX mount (tests/vm/run --nvdimm)"
+		return
+	fi
 	begin_case "$name"
 	truncate -s 4m "$RPMA_TEST_FSDAX/$name"
 	fio_server gpspm --filename="$RPMA_TEST_FSDAX/$name" --size=4m

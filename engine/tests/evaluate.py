@@ -6,8 +6,9 @@ A "pair" case passes when every job of both fio reports error 0 and the
 client did some I/O; its IOPS and mean completion latency are shown. Every
 case fails if one of its fio output files is not the report in the format
 asked for (lib.sh lists them in the case's "formats" file).
-Prints one PASS/FAIL line per case and "N passed, M failed"; exits 1 if
-anything failed or nothing ran.
+Prints one PASS/FAIL/SKIP line per case and "N passed, M failed" (with
+", K skipped" when cases could not run); exits 1 if anything failed or
+nothing passed.
 """
 import json
 import os
@@ -131,10 +132,14 @@ def main():
         lines = open(os.path.join(results, "cases")).read().splitlines()
     except OSError:
         lines = []
-    passed = failed = 0
+    passed = failed = skipped = 0
     for line in lines:
         name, kind, detail = line.split("\t", 2)
         case_dir = os.path.join(results, name)
+        if kind == "skip":
+            print(f"SKIP {name}: {detail}")
+            skipped += 1
+            continue
         try:
             if kind == "fail":
                 raise Failed(detail)
@@ -148,7 +153,7 @@ def main():
             print(f"FAIL {name}: {e}")
             tail(case_dir)
             failed += 1
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed or not passed else 0
 
 

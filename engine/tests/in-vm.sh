@@ -47,6 +47,6 @@ error_cases
 if [[ -n "${OLD_FIO:-}" ]]; then
 	interop_cases
 else
-	echo "  (no OLD_FIO: skipping the cases against the old engines)"
+	skip interop "no OLD_FIO: the cases against the old engines run with make check-interop"
 fi
 link_cases "$mode"

@@ -9,7 +9,8 @@
 # (programs start slowly there: python3 takes 20 s): each appends a line to
 # $RESULTS/cases, "NAME<TAB>pair<TAB>CLIENT-STATUS SERVER-STATUS" for the
 # host's evaluate.py to check the JSON reports of, or
-# "NAME<TAB>pass|fail<TAB>REASON" when the guest could judge it.
+# "NAME<TAB>pass|fail<TAB>REASON" when the guest could judge it, or
+# "NAME<TAB>skip<TAB>REASON" when it could not run.
 
 : "${ENGINE_DIR:?}" "${RPMA_TEST_IP:?}" "${RESULTS:?}"
 export LD_LIBRARY_PATH=${RPMA_LIB_DIR:+$RPMA_LIB_DIR:}${LD_LIBRARY_PATH:-}
@@ -28,13 +29,17 @@ begin_case() { # begin_case NAME
 	port=$((port + 8))
 }
 
-record() { # record NAME pair|pass|fail DETAIL
+record() { # record NAME pair|pass|fail|skip DETAIL
 	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS/cases"
 	echo "  ran $1: $2${3:+ ($3)}"
 }
 
 pass() { # pass NAME [DETAIL]
 	record "$1" pass "${2:-}"
+}
+
+skip() { # skip NAME REASON: the case cannot run here
+	record "$1" skip "$2"
 }
 
 fail() { # fail NAME REASON: also false

@@ -154,12 +154,12 @@ distributed_case() {
 # Persistent memory: Device DAX for both methods; what the client wrote is
 # then checked on the server side, in the device itself.
 pmem_cases() {
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		echo "SKIP pmem: no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
 	local kind
 	for kind in apm gpspm; do
+		if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
+			skip "$kind-devdax-2jobs" "no Device DAX (tests/vm/run --nvdimm)"
+			continue
+		fi
 		run_pair "$kind-devdax-2jobs" "$kind" \
 			"--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --numjobs=2 --size=32m --iodepth=8" \
 			"--rw=write --bs=64k --iodepth=8 --numjobs=2 --size=32m --buffer_pattern=0x5aa5c33c" ||
