@@ -30,6 +30,9 @@ busy_pair() {
 }
 
 # A client killed in the middle of a run: its server ends within seconds.
+# A GPSPM server fails: no end-of-run request came. An APM server cannot
+# tell a killed client's disconnect from an orderly one (the kernel
+# disconnects for the dead process; docs/engines.md): it ends with 0.
 dead_client() {
 	local kind=$1 name=$1-dead-client src
 	begin_case "$name"
@@ -45,7 +48,9 @@ dead_client() {
 		expect "$name" "no error exit or no message" \
 			eval '((src)) && has server "disconnected before ending the run"'
 	else
-		pass "$name" "server exit status $src, $((SECONDS - killed)) s after the kill"
+		expect "$name" "APM server status $src, not 0 as after an orderly end" \
+			eval '((src == 0))'
+		echo "  $name: the server ended $((SECONDS - killed)) s after the kill"
 	fi
 }
 
