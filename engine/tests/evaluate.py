@@ -87,6 +87,20 @@ def check_reports(case_dir):
             report_of(path, fmt)
 
 
+SANITIZER_ERROR = re.compile(r"ERROR: (Address|Leak)Sanitizer|: runtime error: ")
+
+
+def check_sanitizers(case_dir):
+    """no process of the case reported a sanitizer finding (engines built
+    with --enable-sanitizers) on its stderr"""
+    for name in sorted(os.listdir(case_dir)):
+        path = os.path.join(case_dir, name)
+        if name.endswith(".log") and os.path.isfile(path):
+            for line in open(path, errors="replace"):
+                if SANITIZER_ERROR.search(line):
+                    raise Failed(f"{name}: {line.strip()}")
+
+
 def jobs_of(case_dir, role):
     name = f"{role}.json"
     fmt = reports(case_dir).get(name)
@@ -147,6 +161,7 @@ def main():
                 detail = figures(jobs_of(case_dir, "client"))
                 jobs_of(case_dir, "server")
             check_reports(case_dir)
+            check_sanitizers(case_dir)
             print(f"PASS {name}" + (f" ({detail})" if detail else ""))
             passed += 1
         except Failed as e:

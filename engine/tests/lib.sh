@@ -15,6 +15,10 @@
 : "${ENGINE_DIR:?}" "${RPMA_TEST_IP:?}" "${RESULTS:?}"
 export LD_LIBRARY_PATH=${RPMA_LIB_DIR:+$RPMA_LIB_DIR:}${LD_LIBRARY_PATH:-}
 ip=$RPMA_TEST_IP
+# the stock fio, given the sanitizers' runtime (FIO_PRELOAD) when the
+# engines are built with them: fio itself is not instrumented
+FIO=(fio)
+[[ -n "${FIO_PRELOAD:-}" ]] && FIO=(env LD_PRELOAD="$FIO_PRELOAD" fio)
 port=7204	# every case gets ports of its own: no wait for the old ones
 case_dir=
 
@@ -75,7 +79,7 @@ fio_start() {
 		# the old client crashed with fio's default create_serialize=1
 		engine_args=(--ioengine="librpma_${kind}_$role" --create_serialize=0)
 	else
-		cmd=(fio)
+		cmd=("${FIO[@]}")
 		engine_args=(--ioengine="$(engine "${kind}_$role")")
 	fi
 	output_file "$role.json" "$fmt"

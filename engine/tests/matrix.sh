@@ -92,11 +92,11 @@ examples_case() {
 		ln -s "$ENGINE_DIR/librpma_${method}_$e.so" "$case_dir/lib/librpma_${method}_$e"
 	done
 	(cd "$case_dir" && SERVERIP=$ip LD_LIBRARY_PATH=$case_dir/lib:$LD_LIBRARY_PATH \
-		exec fio --output-format="$fmt" --output=server.json \
+		exec "${FIO[@]}" --output-format="$fmt" --output=server.json \
 		"$top_srcdir/examples/librpma_$method-server.fio") >"$case_dir/server.log" 2>&1 &
 	SERVER_PID=$!
 	(cd "$case_dir" && SERVERIP=$ip LD_LIBRARY_PATH=$case_dir/lib:$LD_LIBRARY_PATH \
-		exec fio --output-format="$fmt" --output=client.json \
+		exec "${FIO[@]}" --output-format="$fmt" --output=client.json \
 		"$top_srcdir/examples/librpma_$method-client.fio") >"$case_dir/client.log" 2>&1 &
 	wait_exit $! 300
 	crc=$?
@@ -115,7 +115,7 @@ distributed_case() {
 	begin_case "$name"
 	# not in the case directory: 9p file systems cannot hold sockets
 	local sock=/tmp/rpma-engine-tests-$$.sock
-	fio --server="sock:$sock" >"$case_dir/backend.log" 2>&1 &
+	"${FIO[@]}" --server="sock:$sock" >"$case_dir/backend.log" 2>&1 &
 	local backend=$!
 	local end=$((SECONDS + 20))
 	until [[ -S "$sock" ]] || ((SECONDS >= end)); do
@@ -135,7 +135,7 @@ distributed_case() {
 		iodepth=4
 		verify=crc32c
 	EOF
-	(cd "$case_dir" && exec fio --output-format=json \
+	(cd "$case_dir" && exec "${FIO[@]}" --output-format=json \
 		--output=client.json --client="sock:$sock" client.fio) >"$case_dir/client.log" 2>&1 &
 	wait_exit $! 300
 	crc=$?
