@@ -396,7 +396,7 @@ int Client::link_check()
 	if (!link_.down())
 		return 0;
 	broken_ = true;
-	report(td_, "the RDMA link to %s went down (no active port); %zu "
+	report(td_, "the RDMA link to %s went down (its port is not active); %zu "
 		"operations will never complete", options_of(td_).serverip,
 		inflight_.size());
 	return job_failed(td_, ENETDOWN, "link");

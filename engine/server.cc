@@ -212,7 +212,7 @@ int Server::link_check()
 {
 	if (!link_.down())
 		return 0;
-	report(td_, "the RDMA link of %s went down (no active port): the "
+	report(td_, "the RDMA link of %s went down (its port is not active): the "
 		"client cannot reach this server any more", options_of(td_).serverip);
 	return job_failed(td_, ENETDOWN, "link");
 }
