@@ -102,6 +102,41 @@ link_down() {
 	echo "  $name: both ended within $((SECONDS - down)) s of the link going down"
 }
 
+# Another RDMA device's link goes down (a second rxe device on a dummy
+# interface of its own): the connection's port is still up, so the run goes
+# on to its end. (Soft-RoCE devices have one port each: a second port of
+# the same device, the case of a two-port NIC, is link_test.cc's.)
+other_link_down() {
+	local name=other-link-down crc src
+	if [[ -z "${RPMA_TEST_NETDEV:-}" ]]; then
+		skip "$name" "no RPMA_TEST_NETDEV: not in the test VM"
+		return
+	fi
+	begin_case "$name"
+	if ! { ip link add rpma-other type dummy && ip addr add 198.51.100.1/24 dev rpma-other &&
+		ip link set rpma-other up && rdma link add rxe-other type rxe netdev rpma-other; } \
+		>"$case_dir/setup.log" 2>&1; then
+		fail "$name" "cannot add a second rxe device (setup.log)"
+		ip link del rpma-other 2>/dev/null
+		return
+	fi
+	fio_server apm --filename=malloc --size=8m --iodepth=4
+	fio_start client apm --rw=randwrite --bs=4k --iodepth=4 --size=8m \
+		--time_based --runtime=20 --connect_timeout=30
+	local client=$FIO_PID
+	server_listens 30
+	sleep 5
+	ip link set rpma-other down
+	wait_exit "$client" 120
+	crc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	rdma link delete rxe-other
+	ip link del rpma-other
+	expect "$name" "client $crc, server $src: the other device's link ended the run" \
+		eval '((crc == 0 && src == 0))'
+}
+
 # The server is killed and started again on its port while a new client
 # connects: the new client waits for it and runs to the end.
 server_restart() {
@@ -286,5 +321,6 @@ error_cases() {
 # cycle rxe takes new connections only a minute or more later. APM in the
 # quick run (make check), GPSPM in the full one (link_cases quick|full).
 link_cases() {
+	other_link_down
 	if [[ $1 == full ]]; then link_down gpspm; else link_down apm; fi
 }
