@@ -238,6 +238,8 @@ fio_q_status Server::queue(thread_data *td, io_u *)
 	Server *s = server_of(td);
 	if (!s->served_) {
 		s->served_ = true;
+		// a failed serve() has set the job's error (report.hh), which
+		// fio's exit status shows; the I/O itself has nothing to add
 		s->serve();
 	}
 	td->done = 1;
