@@ -92,24 +92,31 @@ def check_reports(case_dir):
 
 SANITIZER_ERROR = re.compile(r"ERROR: AddressSanitizer|: runtime error: ")
 LEAK = re.compile(r"(Direct|Indirect) leak of ")
-# a frame of a leak's stack in an engine or librpma; an engine fio has
-# already unloaded (dlclose) shows as "<unknown module>"
-OUR_FRAME = re.compile(r"^\s*#\d+ .*\((<unknown module>|\S*librpma[^)]*)\)$")
+FRAME = re.compile(r"^\s*#(\d+) .*\(([^)+]*)(\+0x[0-9a-f]+)?\)$")
+
+
+def ours(frame, module):
+    """a frame of a leak's stack in an engine or librpma: in their module,
+    or, as the allocation's caller, in "<unknown module>" (an engine that
+    fio has already unloaded); deeper frames in no module are fio's
+    unwinding without frame pointers"""
+    return "librpma" in module or (frame == 1 and module == "<unknown module>")
 
 
 def sanitizer_findings(lines):
     """the first line of each sanitizer finding in a process's stderr: ASan
     errors, UBSan's, and the leaks that an engine or librpma allocated
     (fio, not instrumented but run with ASan's runtime, leaks a little of
-    its own: a leak none of whose frames are ours)"""
+    its own)"""
     found = []
     leak = None
     for line in lines:
         if SANITIZER_ERROR.search(line):
             found.append(line.strip())
+        frame = FRAME.match(line)
         if LEAK.match(line):
             leak = line.strip()
-        elif leak and OUR_FRAME.match(line):
+        elif leak and frame and ours(int(frame[1]), frame[2]):
             found.append(leak)
             leak = None
         elif leak and not line.strip():
