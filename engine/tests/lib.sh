@@ -18,7 +18,13 @@ ip=$RPMA_TEST_IP
 # the stock fio, given the sanitizers' runtime (FIO_PRELOAD) when the
 # engines are built with them: fio itself is not instrumented
 FIO=(fio)
-[[ -n "${FIO_PRELOAD:-}" ]] && FIO=(env LD_PRELOAD="$FIO_PRELOAD" fio)
+if [[ -n "${FIO_PRELOAD:-}" ]]; then
+	FIO=(env LD_PRELOAD="$FIO_PRELOAD" fio)
+	# a fio with ASan's runtime takes several seconds more to end (its
+	# leak check, in the emulated VM): the cases' bounds on how soon a
+	# process ends are tripled
+	export WAIT_SCALE=3
+fi
 port=7204	# every case gets ports of its own: no wait for the old ones
 case_dir=
 
