@@ -45,7 +45,7 @@ class ApmClient final : public Client {
 		if (usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY) {
 			static std::atomic_flag told;
 			if (!told.test_and_set())
-				log_info("%s: the server's memory is DRAM: flushes make "
+				note("%s: the server's memory is DRAM: flushes make "
 					"writes visible, not persistent\n", td_->io_ops->name);
 			type_ = RPMA_FLUSH_TYPE_VISIBILITY;
 			return 0;

@@ -89,7 +89,7 @@ int Client::connect()
 	}
 	if ((ret = rpma_peer_new(dev, &peer_)))
 		return rpma_failed(td_, "rpma_peer_new", ret);
-	link_.watch(dev);
+	link_.watch(dev, o.serverip, false);
 
 	rpma_conn_cfg *cfg;
 	if ((ret = rpma_conn_cfg_new(&cfg)))
@@ -144,7 +144,7 @@ int Client::connect()
 			break;
 		}
 		if (!waiting_told) {
-			log_info("%s[%u]: waiting for the server at %s:%s (up to %u s)\n",
+			note("%s[%u]: waiting for the server at %s:%s (up to %u s)\n",
 				td_->io_ops->name, td_->thread_number, o.serverip,
 				port.c_str(), o.connect_timeout);
 			waiting_told = true;
@@ -156,7 +156,7 @@ int Client::connect()
 	if (ret)
 		return ret;
 	if (waiting_told)
-		log_info("%s[%u]: connected after %.1f s\n", td_->io_ops->name,
+		note("%s[%u]: connected after %.1f s\n", td_->io_ops->name,
 			td_->thread_number,
 			std::chrono::duration<double>(Clock::now() - start).count());
 
@@ -417,7 +417,7 @@ int Client::link_check()
 {
 	if (!link_.down())
 		return 0;
-	report(td_, "the RDMA link to %s went down (no active port); %zu "
+	report(td_, "the RDMA link to %s went down (its port is not active); %zu "
 		"operations will never complete", options_of(td_).serverip,
 		inflight_.size());
 	return job_failed(td_, ENETDOWN, "link");

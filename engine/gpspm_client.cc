@@ -66,7 +66,7 @@ private:
 		static std::atomic_flag told;
 		if (ws.direct_write_to_pmem &&
 		    (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) && !told.test_and_set())
-			log_info("%s: the server writes to PMem directly: "
+			note("%s: the server writes to PMem directly: "
 				"librpma_apm_client/librpma_apm_server would need no "
 				"server CPU\n", td_->io_ops->name);
 

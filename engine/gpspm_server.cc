@@ -50,7 +50,7 @@ private:
 	// the server job, as with the old engine.
 	uint16_t msg_slots() const override
 	{
-		return static_cast<uint16_t>(std::min<unsigned>(td_->o.iodepth,
+		return static_cast<uint16_t>(std::min<unsigned>(iodepth_,
 			std::numeric_limits<uint16_t>::max()));
 	}
 

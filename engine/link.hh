@@ -12,18 +12,35 @@
 
 namespace rpma_fio {
 
+// What LinkWatch asks the device; tests replace it.
+struct PortQueries {
+	int (*device)(ibv_context *, ibv_device_attr *);
+	int (*port)(ibv_context *, uint8_t, ibv_port_attr *);
+};
+
 class LinkWatch {
 public:
-	void watch(ibv_context *dev);
+	explicit LinkWatch(PortQueries q = real_queries()) : q_(q) {}
 
-	// true if no port of the device is active; asks the device at most
+	// Watches the port of dev through which addr is reached: the local
+	// address a server listens on (local), or a client's server. A device
+	// may have more than one port; another port's link says nothing about
+	// the connection's.
+	void watch(ibv_context *dev, const char *addr, bool local);
+	// watches port `port` of dev; 0: every port (down when none is active)
+	void watch_port(ibv_context *dev, uint8_t port);
+
+	// true if the watched port is not active; asks the device at most
 	// every CHECK_MS (a system call), so it may be called on idle paths
 	bool down();
 
+	static PortQueries real_queries();
+
 private:
 	static constexpr int CHECK_MS = 500;
+	PortQueries q_;
 	ibv_context *dev_ = nullptr;
-	uint8_t ports_ = 0;
+	uint8_t first_ = 0, last_ = 0;	// the ports watched, none if 0
 	Clock::time_point next_check_{};
 };
 

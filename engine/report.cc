@@ -19,6 +19,19 @@ void report(thread_data *td, const char *fmt, ...)
 	log_err("%s[%u]: %s\n", td->io_ops->name, td->thread_number, msg);
 }
 
+void note(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	std::vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (output_format & FIO_OUTPUT_NORMAL)
+		log_info("%s", msg);
+	else
+		std::fputs(msg, stderr);
+}
+
 int rpma_failed(thread_data *td, const char *func, int ret)
 {
 	report(td, "%s() failed: %s", func, rpma_err_2str(ret));

@@ -12,6 +12,12 @@ namespace rpma_fio {
 void report(thread_data *td, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+// Prints an informational note (no error): through fio's log_info, like
+// fio's own notes, only when fio prints its normal output; with json, json+
+// or terse output alone on stderr, so that the report (stdout or --output=)
+// stays parseable.
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 // Reports a failed librpma call and records it as the job's error, in the
 // old engines' form (err=<rpma code>, error=<rpma_err_2str>, func=<call>).
 // Returns 1, so that hooks can `return rpma_failed(...)`.

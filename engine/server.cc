@@ -56,7 +56,12 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	}
 	if ((ret = rpma_peer_new(dev, &s->peer_)))
 		return rpma_failed(td, "rpma_peer_new", ret);
-	s->link_.watch(dev);
+	s->link_.watch(dev, o.serverip, true);
+	// The job's one I/O is the serving of its connection; iodepth= is
+	// the GPSPM server's message slots. Left above 1, it would make fio
+	// print a note (a sync engine caps the depth) into a json report.
+	s->iodepth_ = td->o.iodepth;
+	td->o.iodepth = 1;
 	td->io_ops_data = s.release();
 	return 0;
 }
@@ -105,7 +110,7 @@ int Server::expose(fio_file *f)
 	if (ret == RPMA_E_INVAL)
 		return rpma_failed(td_, "rpma_mr_advise", ret);
 	if (ret)
-		log_info("%s[%u]: note: prefetching %s failed (%s): the first "
+		note("%s[%u]: note: prefetching %s failed (%s): the first "
 			"writes will be slower\n", td_->io_ops->name,
 			td_->thread_number, f->file_name, rpma_err_2str(ret));
 	return 0;
@@ -139,7 +144,7 @@ int Server::accept()
 			report(td_, "cannot listen on %s:%s", o.serverip, port.c_str());
 		return rpma_failed(td_, "rpma_ep_listen", ret);
 	}
-	log_info("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name,
+	note("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name,
 		td_->thread_number, o.serverip, port.c_str());
 
 	ret = wait_for_client(ep);
@@ -207,7 +212,7 @@ int Server::link_check()
 {
 	if (!link_.down())
 		return 0;
-	report(td_, "the RDMA link of %s went down (no active port): the "
+	report(td_, "the RDMA link of %s went down (its port is not active): the "
 		"client cannot reach this server any more", options_of(td_).serverip);
 	return job_failed(td_, ENETDOWN, "link");
 }
@@ -233,6 +238,8 @@ fio_q_status Server::queue(thread_data *td, io_u *)
 	Server *s = server_of(td);
 	if (!s->served_) {
 		s->served_ = true;
+		// a failed serve() has set the job's error (report.hh), which
+		// fio's exit status shows; the I/O itself has nothing to add
 		s->serve();
 	}
 	td->done = 1;

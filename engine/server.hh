@@ -61,6 +61,7 @@ protected:
 	rpma_conn *conn_ = nullptr;
 	Memory mem_;
 	bool closed_ = false;	// the client's disconnect has arrived
+	unsigned iodepth_ = 1;	// the job's iodepth= (fio's own is set to 1)
 
 private:
 	int expose(fio_file *f);

@@ -3,12 +3,16 @@
 """evaluate.py RESULTS -- judges the cases that in-vm.sh ran (see lib.sh).
 
 A "pair" case passes when every job of both fio reports error 0 and the
-client did some I/O; its IOPS and mean completion latency are shown.
-Prints one PASS/FAIL line per case and "N passed, M failed"; exits 1 if
-anything failed or nothing ran.
+client did some I/O; its IOPS and mean completion latency are shown. Every
+case fails if one of its fio output files is not the report in the format
+asked for (lib.sh lists them in the case's "formats" file).
+Prints one PASS/FAIL/SKIP line per case and "N passed, M failed" (with
+", K skipped" when cases could not run); exits 1 if anything failed or
+nothing passed.
 """
 import json
 import os
+import re
 import sys
 
 
@@ -16,22 +20,132 @@ class Failed(Exception):
     pass
 
 
-def jobs_of(path):
+# What fio itself writes into its report file ahead of the JSON document:
+# a failed job's "fio: pid=N, err=..." and the note of a signal, and in
+# distributed mode the backend's output, each line prefixed "<host> ".
+FIO_OWN = re.compile(r"fio: pid=\d+, err=|fio: terminating on signal |$")
+FIO_BACKEND = re.compile(r"<[^>]+> ")
+
+
+def report_of(path, fmt):
+    """fio's report in PATH, written with --output-format=FMT (json, json+
+    or normal,json, then words that say more: "distributed" for fio
+    --client, "old" for the old engines, "new" for ours): with json and
+    json+ the file must be the JSON document alone, but for fio's own
+    lines (the old engines' notes are let be: they are not ours to fix);
+    with normal,json the normal output surrounds it."""
+    name = os.path.basename(path)
     try:
         text = open(path).read()
     except OSError as e:
         raise Failed(str(e))
-    # engine messages may precede the JSON document in the same file
-    start = 0 if text.startswith("{") else text.find("\n{") + 1
+    lines = text.split("\n")
     try:
-        doc, _ = json.JSONDecoder().raw_decode(text[start:])
+        start = lines.index("{")
     except ValueError:
-        raise Failed(f"{os.path.basename(path)}: no JSON report")
+        raise Failed(f"{name}: no JSON report")
+    head = lines[:start]
+    fmt, *more = fmt.split()
+    strict = fmt in ("json", "json+") and "old" not in more
+    if strict:
+        stray = [line for line in head if not FIO_OWN.match(line) and not
+                 ("distributed" in more and FIO_BACKEND.match(line))]
+        if stray:
+            raise Failed(f"{name}: not {fmt}: {stray[0]!r} precedes the report")
+    offset = sum(len(line) + 1 for line in head)
+    try:
+        doc, end = json.JSONDecoder().raw_decode(text, offset)
+    except ValueError as e:
+        raise Failed(f"{name}: not {fmt}: {e}")
+    if strict and text[end:].strip():
+        raise Failed(f"{name}: not {fmt}: {text[end:].strip()[:60]!r} follows the report")
+    if fmt == "json+" and not any("bins" in j[d]["clat_ns"] for j in doc.get("jobs", [])
+                                  for d in ("read", "write") if j[d]["total_ios"]):
+        raise Failed(f"{name}: json+ without latency bins")
+    return doc
+
+
+def reports(case_dir):
+    """{file: format} of the case's fio output files; every *.json file
+    there must be listed"""
+    formats = {}
+    try:
+        for line in open(os.path.join(case_dir, "formats")).read().splitlines():
+            name, fmt = line.split("\t")
+            formats[name] = fmt
+    except OSError:
+        pass
+    for name in os.listdir(case_dir):
+        if name.endswith(".json") and name not in formats:
+            raise Failed(f"{name}: written in an unknown format")
+    return formats
+
+
+def check_reports(case_dir):
+    """every report of the case parses; one that fio did not write (a fio
+    that failed before running its jobs) is empty"""
+    for name, fmt in reports(case_dir).items():
+        path = os.path.join(case_dir, name)
+        if os.path.exists(path) and os.path.getsize(path):
+            report_of(path, fmt)
+
+
+SANITIZER_ERROR = re.compile(r"ERROR: AddressSanitizer|: runtime error: ")
+LEAK = re.compile(r"(Direct|Indirect) leak of ")
+FRAME = re.compile(r"^\s*#(\d+) .*\(([^)+]*)(\+0x[0-9a-f]+)?\)$")
+
+
+def ours(frame, module):
+    """a frame of a leak's stack in an engine or librpma: in their module,
+    or, as the allocation's caller, in "<unknown module>" (an engine that
+    fio has already unloaded); deeper frames in no module are fio's
+    unwinding without frame pointers"""
+    return "librpma" in module or (frame == 1 and module == "<unknown module>")
+
+
+def sanitizer_findings(lines):
+    """the first line of each sanitizer finding in a process's stderr: ASan
+    errors, UBSan's, and the leaks that an engine or librpma allocated
+    (fio, not instrumented but run with ASan's runtime, leaks a little of
+    its own)"""
+    found = []
+    leak = None
+    for line in lines:
+        if SANITIZER_ERROR.search(line):
+            found.append(line.strip())
+        frame = FRAME.match(line)
+        if LEAK.match(line):
+            leak = line.strip()
+        elif leak and frame and ours(int(frame[1]), frame[2]):
+            found.append(leak)
+            leak = None
+        elif leak and not line.strip():
+            leak = None
+    return found
+
+
+def check_sanitizers(case_dir):
+    """no process of the case reported a sanitizer finding (engines built
+    with --enable-sanitizers) on its stderr"""
+    for name in sorted(os.listdir(case_dir)):
+        path = os.path.join(case_dir, name)
+        if name.endswith(".log") and os.path.isfile(path):
+            found = sanitizer_findings(open(path, errors="replace"))
+            if found:
+                raise Failed(f"{name}: {found[0]}")
+
+
+def jobs_of(case_dir, role):
+    name = f"{role}.json"
+    fmt = reports(case_dir).get(name)
+    if fmt is None:
+        raise Failed(f"{name}: no such report")
+    doc = report_of(os.path.join(case_dir, name), fmt)
     # fio --client reports its jobs as client_stats
     jobs = doc.get("jobs") or [j for j in doc.get("client_stats", [])
                                if j.get("jobname") != "All clients"]
     if not jobs:
-        raise Failed(f"{os.path.basename(path)}: no jobs")
+        raise Failed(f"{name}: no jobs")
     bad = [f"{j['jobname']}#{i}: error {j['error']}"
            for i, j in enumerate(jobs) if j["error"]]
     if bad:
@@ -52,6 +166,8 @@ def figures(jobs):
 
 
 def tail(case_dir):
+    if not os.path.isdir(case_dir):
+        return
     for name in sorted(os.listdir(case_dir)):
         path = os.path.join(case_dir, name)
         if name.endswith(".log") and os.path.getsize(path):
@@ -66,23 +182,31 @@ def main():
         lines = open(os.path.join(results, "cases")).read().splitlines()
     except OSError:
         lines = []
-    passed = failed = 0
+    passed = failed = skipped = 0
     for line in lines:
         name, kind, detail = line.split("\t", 2)
         case_dir = os.path.join(results, name)
+        if kind == "skip":
+            print(f"SKIP {name}: {detail}")
+            skipped += 1
+            continue
         try:
             if kind == "fail":
                 raise Failed(detail)
             if kind == "pair":
-                detail = figures(jobs_of(os.path.join(case_dir, "client.json")))
-                jobs_of(os.path.join(case_dir, "server.json"))
+                detail = figures(jobs_of(case_dir, "client"))
+                jobs_of(case_dir, "server")
+            # a case judged in the guest may have used another's directory
+            if os.path.isdir(case_dir):
+                check_reports(case_dir)
+                check_sanitizers(case_dir)
             print(f"PASS {name}" + (f" ({detail})" if detail else ""))
             passed += 1
         except Failed as e:
             print(f"FAIL {name}: {e}")
             tail(case_dir)
             failed += 1
-    print(f"{passed} passed, {failed} failed")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed or not passed else 0
 
 

@@ -17,6 +17,16 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/safety.sh"
 
 mode=${1:-quick}
+# ENGINE_CASES="CASE ARGS; CASE ARGS...": only these cases (the functions
+# of matrix.sh and errors.sh, e.g. "dead_client apm; pair_case apm write
+# 4k 1 1 1 1"), for working on one
+if [[ -n "${ENGINE_CASES:-}" ]]; then
+	IFS=';' read -ra picked <<<"$ENGINE_CASES"
+	for c in "${picked[@]}"; do
+		eval "$c"
+	done
+	exit 0
+fi
 case $mode in
 quick) matrix_quick ;;
 full) matrix_full ;;
@@ -31,8 +41,8 @@ interop)	# make check-interop: only the cases against the old engines
 *) echo "usage: $0 [quick|full|interop]" >&2; exit 2 ;;
 esac
 extras
-examples_case apm
-examples_case gpspm
+examples_case apm json+
+examples_case gpspm normal,json
 distributed_case
 pmem_cases
 error_cases
@@ -40,6 +50,6 @@ safety_cases
 if [[ -n "${OLD_FIO:-}" ]]; then
 	interop_cases
 else
-	echo "  (no OLD_FIO: skipping the cases against the old engines)"
+	skip interop "no OLD_FIO: the cases against the old engines run with make check-interop"
 fi
 link_cases "$mode"

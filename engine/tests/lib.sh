@@ -2,16 +2,29 @@
 # engine/tests/lib.sh -- helpers of the engine tests; sourced inside the
 # Soft-RoCE VM (tests/vm/run) by in-vm.sh.
 #
-# A case runs a server fio and a client fio, each with --output-format=json,
-# in a directory of its own under $RESULTS. The guest only runs the cases
+# A case runs a server fio and a client fio, each with --output-format=json
+# (or $format: json+, normal,json), in a directory of its own under
+# $RESULTS; each fio output file there is listed with its format in the
+# case's "formats" file, and evaluate.py parses every one of them. The guest only runs the cases
 # (programs start slowly there: python3 takes 20 s): each appends a line to
 # $RESULTS/cases, "NAME<TAB>pair<TAB>CLIENT-STATUS SERVER-STATUS" for the
 # host's evaluate.py to check the JSON reports of, or
-# "NAME<TAB>pass|fail<TAB>REASON" when the guest could judge it.
+# "NAME<TAB>pass|fail<TAB>REASON" when the guest could judge it, or
+# "NAME<TAB>skip<TAB>REASON" when it could not run.
 
 : "${ENGINE_DIR:?}" "${RPMA_TEST_IP:?}" "${RESULTS:?}"
 export LD_LIBRARY_PATH=${RPMA_LIB_DIR:+$RPMA_LIB_DIR:}${LD_LIBRARY_PATH:-}
 ip=$RPMA_TEST_IP
+# the stock fio, given the sanitizers' runtime (FIO_PRELOAD) when the
+# engines are built with them: fio itself is not instrumented
+FIO=(fio)
+if [[ -n "${FIO_PRELOAD:-}" ]]; then
+	FIO=(env LD_PRELOAD="$FIO_PRELOAD" fio)
+	# a fio with ASan's runtime takes several seconds more to end (its
+	# leak check, in the emulated VM): the cases' bounds on how soon a
+	# process ends are tripled
+	export WAIT_SCALE=3
+fi
 port=7204	# every case gets ports of its own: no wait for the old ones
 case_dir=
 
@@ -26,7 +39,7 @@ begin_case() { # begin_case NAME
 	port=$((port + 8))
 }
 
-record() { # record NAME pair|pass|fail DETAIL
+record() { # record NAME pair|pass|fail|skip DETAIL
 	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS/cases"
 	echo "  ran $1: $2${3:+ ($3)}"
 }
@@ -35,29 +48,49 @@ pass() { # pass NAME [DETAIL]
 	record "$1" pass "${2:-}"
 }
 
+skip() { # skip NAME REASON: the case cannot run here
+	record "$1" skip "$2"
+}
+
 fail() { # fail NAME REASON: also false
 	record "$1" fail "$2"
 	return 1
 }
 
+# output_file FILE FORMAT: FILE, in the case directory, holds fio's report
+# in FORMAT (--output-format=)
+output_file() {
+	printf '%s\t%s\n' "$1" "$2" >>"$case_dir/formats"
+}
+
+# killed ROLE PID: kills fio ROLE (-9) before it could write its report
+killed() {
+	kill -9 "$2" 2>/dev/null
+	wait "$2" 2>/dev/null
+	mv "$case_dir/$1.json" "$case_dir/$1.killed"
+	sed -i "/^$1\.json\t/d" "$case_dir/formats"
+}
+
 # fio_start ROLE KIND ARGS...: a server or client fio (ROLE) of the method
 # KIND in the background, in the case directory; FIO_PID is its pid. Its
-# standard output, line-buffered so that the engines' notes ("waiting for a
-# client") show while it runs, goes to ROLE.json (the notes, then fio's JSON
-# report), its errors to ROLE.log. side=old runs the old engines instead
-# (interop.sh).
+# standard output, line-buffered so that notes printed with the normal
+# output show while it runs, goes to ROLE.json (fio's report in $format,
+# json by default), its errors and the engines' notes in json formats to
+# ROLE.log. side=old runs the old engines instead (interop.sh).
 fio_start() {
-	local role=$1 kind=$2 cmd engine_args
+	local role=$1 kind=$2 cmd engine_args fmt=${format:-json}
 	shift 2
 	if [[ ${side:-new} == old ]]; then
 		cmd=(env LD_LIBRARY_PATH="$OLD_RPMA_LIB" "$OLD_FIO")
 		# the old client crashed with fio's default create_serialize=1
 		engine_args=(--ioengine="librpma_${kind}_$role" --create_serialize=0)
 	else
-		cmd=(fio)
+		cmd=("${FIO[@]}")
 		engine_args=(--ioengine="$(engine "${kind}_$role")")
 	fi
-	(cd "$case_dir" && exec stdbuf -oL "${cmd[@]}" --output-format=json \
+	# the old engines print notes into the report: nothing to fix there
+	output_file "$role.json" "$fmt${side:+ $side}"
+	(cd "$case_dir" && exec stdbuf -oL "${cmd[@]}" --output-format="$fmt" \
 		--name="$role" "${engine_args[@]}" --serverip="$ip" --port="$port" \
 		--thread "$@") >"$case_dir/$role.json" 2>"$case_dir/$role.log" &
 	FIO_PID=$!
@@ -79,13 +112,22 @@ fio_client() {
 # shellcheck source=wait.sh
 . "$(dirname "${BASH_SOURCE[0]}")/wait.sh"
 
-# wait_for_text FILE TEXT SECONDS: true once FILE contains TEXT
-wait_for_text() {
-	local end=$((SECONDS + $3))
-	until grep -qF -- "$2" "$1" 2>/dev/null; do
+# server_listens SECONDS: true once the server fio said that it waits for a
+# client (a note: on its standard output or its standard error, by format)
+server_listens() {
+	local end=$((SECONDS + $1))
+	until grep -qsF "waiting for a client" "$case_dir/server.log" "$case_dir/server.json"; do
 		((SECONDS < end)) || return 1
 		sleep 0.2
 	done
+}
+
+# moved ROLE NEW: ROLE's output files become NEW's, so that a second ROLE
+# fio can start in the case directory
+moved() {
+	mv "$case_dir/$1.json" "$case_dir/$2.json"
+	mv "$case_dir/$1.log" "$case_dir/$2.log"
+	sed -i "s/^$1\.json\t/$2.json\t/" "$case_dir/formats"
 }
 
 # run_pair NAME KIND "SERVER ARGS" "CLIENT ARGS": the ordinary case; false

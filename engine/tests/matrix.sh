@@ -47,12 +47,12 @@ matrix_quick() {
 	pair_case apm write 4k 1 1 1 1
 	pair_case apm randwrite 512 16 0 1 0
 	pair_case apm read 256k 2 0 1 1
-	pair_case apm randread 4k 16 0 4 1
-	pair_case apm rw 4k 2 0 1 0
+	format=json+ pair_case apm randread 4k 16 0 4 1
+	format=normal,json pair_case apm rw 4k 2 0 1 0
 	pair_case apm randrw 512 16 0 1 1
 	pair_case gpspm write 4k 1 1 1 1
 	pair_case gpspm randwrite 512 16 0 4 0
-	pair_case gpspm write 256k 2 0 1 1
+	format=json+ pair_case gpspm write 256k 2 0 1 1
 }
 
 # What the old engines could not do.
@@ -79,21 +79,24 @@ extras() {
 }
 
 # The job files of examples/, as they are, loading the engines by bare
-# name: a file named exactly like the engine in the library path.
+# name: a file named exactly like the engine in the library path; fio's
+# report in --output=, in FORMAT (examples_case METHOD FORMAT).
 examples_case() {
-	local method=$1 name=examples-$1 crc src
+	local method=$1 fmt=$2 name=examples-$1 crc src
 	begin_case "$name"
+	output_file server.json "$fmt"
+	output_file client.json "$fmt"
 	mkdir "$case_dir/lib"
 	local e
 	for e in client server; do
 		ln -s "$ENGINE_DIR/librpma_${method}_$e.so" "$case_dir/lib/librpma_${method}_$e"
 	done
 	(cd "$case_dir" && SERVERIP=$ip LD_LIBRARY_PATH=$case_dir/lib:$LD_LIBRARY_PATH \
-		exec fio --output-format=json --output=server.json \
+		exec "${FIO[@]}" --output-format="$fmt" --output=server.json \
 		"$top_srcdir/examples/librpma_$method-server.fio") >"$case_dir/server.log" 2>&1 &
 	SERVER_PID=$!
 	(cd "$case_dir" && SERVERIP=$ip LD_LIBRARY_PATH=$case_dir/lib:$LD_LIBRARY_PATH \
-		exec fio --output-format=json --output=client.json \
+		exec "${FIO[@]}" --output-format="$fmt" --output=client.json \
 		"$top_srcdir/examples/librpma_$method-client.fio") >"$case_dir/client.log" 2>&1 &
 	wait_exit $! 300
 	crc=$?
@@ -112,13 +115,14 @@ distributed_case() {
 	begin_case "$name"
 	# not in the case directory: 9p file systems cannot hold sockets
 	local sock=/tmp/rpma-engine-tests-$$.sock
-	fio --server="sock:$sock" >"$case_dir/backend.log" 2>&1 &
+	"${FIO[@]}" --server="sock:$sock" >"$case_dir/backend.log" 2>&1 &
 	local backend=$!
 	local end=$((SECONDS + 20))
 	until [[ -S "$sock" ]] || ((SECONDS >= end)); do
 		sleep 0.2
 	done
 	fio_server apm --filename=malloc --size=2m
+	output_file client.json "json distributed"
 	cat >"$case_dir/client.fio" <<-EOF
 		[client]
 		ioengine=$(engine apm_client)
@@ -131,7 +135,7 @@ distributed_case() {
 		iodepth=4
 		verify=crc32c
 	EOF
-	(cd "$case_dir" && exec fio --output-format=json \
+	(cd "$case_dir" && exec "${FIO[@]}" --output-format=json \
 		--output=client.json --client="sock:$sock" client.fio) >"$case_dir/client.log" 2>&1 &
 	wait_exit $! 300
 	crc=$?
@@ -150,12 +154,12 @@ distributed_case() {
 # Persistent memory: Device DAX for both methods; what the client wrote is
 # then checked on the server side, in the device itself.
 pmem_cases() {
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		echo "SKIP pmem: no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
 	local kind
 	for kind in apm gpspm; do
+		if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
+			skip "$kind-devdax-2jobs" "no Device DAX (tests/vm/run --nvdimm)"
+			continue
+		fi
 		run_pair "$kind-devdax-2jobs" "$kind" \
 			"--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --numjobs=2 --size=32m --iodepth=8" \
 			"--rw=write --bs=64k --iodepth=8 --numjobs=2 --size=32m --buffer_pattern=0x5aa5c33c" ||

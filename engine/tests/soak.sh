@@ -33,7 +33,7 @@ for kind in apm gpspm; do
 	pids[$kind-server]=$SERVER_PID
 done
 for kind in apm gpspm; do
-	wait_for_text "$results/$kind/server.json" "waiting for a client" 60
+	case_dir=$results/$kind server_listens 60
 done
 declare -A rw=([apm]=randrw [gpspm]=randwrite)
 for kind in apm gpspm; do

@@ -32,7 +32,7 @@ if data.count(old) != 1:
 open(dst, "wb").write(data.replace(old, new))
 PY
 	status=0
-	timeout 60 fio --name=mismatch --ioengine="external:$copy" --thread \
+	timeout 60 env ${FIO_PRELOAD:+LD_PRELOAD="$FIO_PRELOAD"} fio --name=mismatch --ioengine="external:$copy" --thread \
 		--serverip=127.0.0.1 --port=7204 --filename=malloc --size=1m \
 		--rw=write --create_serialize=0 >"$scratch/out" 2>&1 || status=$?
 	if ((status != 0 && status < 124)) &&

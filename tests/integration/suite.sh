@@ -4,8 +4,9 @@
 # The whole integration run, where RDMA works (RPMA_TEST_IP set): the test
 # program, then every example pair, on DRAM and, if RPMA_TEST_DEVDAX names
 # a Device DAX, once more on that persistent memory.
-# Ends with the sum of all as an "N passed, N failed" line; exits 0 only if
-# nothing failed.
+# Ends with the sum of all as an "N passed, N failed" line (", N skipped"
+# when a part could not run here, each said with its reason); exits 0 only
+# if nothing failed.
 #
 # usage: suite.sh <top-builddir>
 set -u
@@ -16,7 +17,12 @@ port=${RPMA_TEST_PORT:-7204}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
-passed=0 failed=0
+passed=0 failed=0 skipped=0
+
+skip() { # skip NAME REASON
+	echo "##### SKIP $1: $2"
+	skipped=$((skipped + 1))
+}
 
 # run NAME CMD...: runs CMD, adds its closing "N passed, N failed" line to
 # the totals; a run that failed without one counts as one failure
@@ -49,13 +55,21 @@ pmem=${RPMA_TEST_DEVDAX:-}
 if [[ -n "$pmem" ]]; then
 	run "examples on $pmem" "$here/../../examples/run-all.sh" \
 		"$build/examples" "$ip" $((port + 200)) "$pmem"
+else
+	skip "examples on persistent memory" "no RPMA_TEST_DEVDAX (tests/vm/run --nvdimm)"
 fi
 
 # last: it takes the link down (and up again); only where the VM says it may
 if [[ -n "${RPMA_TEST_NETDEV:-}" ]]; then
 	RPMA_TEST_PORT=$((port + 300)) run "link down" \
 		timeout -k 10 120 "$build/tests/integration/rpma-integration" Disruptive
+else
+	skip "link down" "no RPMA_TEST_NETDEV: no link the test may take down"
 fi
 
-echo "$passed passed, $failed failed"
+if ((skipped)); then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
 ((failed == 0))
