@@ -69,8 +69,9 @@ AC_DEFUN([RPMA_OPTIONAL_PART], [
 	AS_IF([test "x$enable_$1" = xno],
 		[AC_MSG_NOTICE([--disable-$1: $2 will not be built])])
 	AM_CONDITIONAL(m4_toupper([BUILD_$1]), [test "x$enable_$1" = xyes])
+	AS_IF([test "x$enable_$1" = xno], [rpma_why=" (--disable-$1)"], [rpma_why=])
 	rpma_summary="$rpma_summary
-  $1: $enable_$1"
+  $1: $enable_$1$rpma_why"
 ])
 
 # RPMA_FIO_ENGINE_LINKS: --with-fio-engine-links[=DIR] makes `make install`
