@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tests/install/prefix.sh -- `make install DESTDIR=...` writes under the
+# configured prefix only, except the engines' bare-name links, which go to
+# FIO_ENGINE_LINK_DIR only when configure was asked for them
+# (--with-fio-engine-links), each pointing at an installed engine.
+set -euo pipefail
+: "${top_builddir:?}" "${prefix:?}"
+links=${FIO_ENGINE_LINK_DIR:-}
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+
+# a make of its own: variables given to the make that runs this test
+# (TESTS=, SUBDIRS=) must not change what is installed
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s -C "$top_builddir" install DESTDIR="$dest" >"$dest/.log" 2>&1; then
+	cat "$dest/.log"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+rm -f "$dest/.log"
+
+passed=0 failed=0
+check() { # description command...
+	local what=$1
+	shift
+	if "$@"; then passed=$((passed + 1)); else echo "FAIL: $what"; failed=$((failed + 1)); fi
+}
+
+outside=$(cd "$dest" && find . ! -type d | sed 's|^\.||' | while read -r f; do
+	case $f in "$prefix"/*) continue ;; esac
+	[ -n "$links" ] && [ "${f%/*}" = "$links" ] && [ -L "$dest$f" ] && continue
+	echo "$f"
+done)
+[ -z "$outside" ] || echo "installed outside $prefix:"$'\n'"$outside"
+check "every file under $prefix${links:+ or a link in $links}" test -z "$outside"
+
+engines=$(cd "$dest" && find ".$prefix" -name 'librpma_*.so' | sed 's|^\.||')
+if [ -n "$links" ]; then
+	for e in $engines; do
+		name=$(basename "$e" .so)
+		check "$links/$name -> $e" test "$(readlink "$dest$links/$name" 2>/dev/null)" = "$e"
+	done
+	check "engines to link" test -n "$engines"
+else
+	check "no engine links without --with-fio-engine-links" test -z "$outside"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
