@@ -35,8 +35,9 @@ bool fio_matches(thread_data *td, const ioengine_ops *self)
 	}
 	if (std::strcmp(running, RPMA_FIO_BUILT_FOR) != 0) {
 		log_err("%s: this engine was built for %s but is loaded "
-			"by %s; rebuild it against that fio's source "
-			"(tools/fio-source, see docs/engines.md)\n",
+			"by %s; rebuild it against that fio's source tree "
+			"(configure --with-fio-src=DIR; tools/fio-source prepares "
+			"a distribution's fio; see docs/engines.md)\n",
 			self->name, RPMA_FIO_BUILT_FOR, running);
 		return false;
 	}
@@ -45,7 +46,7 @@ bool fio_matches(thread_data *td, const ioengine_ops *self)
 	if (td->io_ops != self) {
 		log_err("%s: the layout of fio's thread_data differs from "
 			"the one this engine was built with (%s configured differently?); "
-			"rebuild it with tools/fio-source\n",
+			"rebuild it against the tree this fio was built from\n",
 			self->name, RPMA_FIO_BUILT_FOR);
 		return false;
 	}

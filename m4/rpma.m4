@@ -41,9 +41,11 @@ AC_DEFUN([RPMA_FIO_SOURCE], [
 		[AC_MSG_WARN([no fio source tree found: the fio engines will not be built (run tools/setup, or give --with-fio-src=DIR)])])
 	AC_SUBST([FIO_SRC])
 	# fio's own build flags for its headers (fio's Makefile and configure)
-	FIO_CPPFLAGS="-isystem $FIO_SRC -include $FIO_SRC/config-host.h -D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG"
+	FIO_CPPFLAGS=
+	AS_IF([test -n "$FIO_SRC"], [
+		FIO_CPPFLAGS="-isystem $FIO_SRC -include $FIO_SRC/config-host.h -D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG"
+		RPMA_FIO_PROBES])
 	AC_SUBST([FIO_CPPFLAGS])
-	AS_IF([test -n "$FIO_SRC"], [RPMA_FIO_PROBES])
 	AM_CONDITIONAL([BUILD_ENGINES], [test -n "$FIO_SRC"])
 ])
 
