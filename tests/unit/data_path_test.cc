@@ -2,6 +2,7 @@
 // The data path: the exact work request each call hands to the device.
 #include <arpa/inet.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -16,6 +17,21 @@ namespace {
 constexpr uint64_t raddr = 0x7f0000100000;
 constexpr uint32_t rkey = 0x4321;
 constexpr int flush_usages = RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
+
+// RPMA_NATIVE_OPS for the peers created in a scope ("" unsets it).
+class NativeOps {
+public:
+	explicit NativeOps(const char *ops)
+	{
+		if (*ops)
+			setenv("RPMA_NATIVE_OPS", ops, 1);
+		else
+			unsetenv("RPMA_NATIVE_OPS");
+	}
+	NativeOps(const NativeOps &) = delete;
+	NativeOps &operator=(const NativeOps &) = delete;
+	~NativeOps() { unsetenv("RPMA_NATIVE_OPS"); }
+};
 
 // What a send work request must look like.
 struct Expected {
@@ -65,6 +81,7 @@ class DataPathTest : public Fixture {
 	CPPUNIT_TEST(atomic_write_rejects_bad_arguments);
 	CPPUNIT_TEST(atomic_write_emulated_inline_fenced);
 #if HAVE_DECL_IBV_WR_ATOMIC_WRITE
+	CPPUNIT_TEST(atomic_write_emulated_unless_asked_for);
 	CPPUNIT_TEST(atomic_write_native_when_device_can);
 	CPPUNIT_TEST(atomic_write_native_failure);
 #endif
@@ -293,9 +310,29 @@ public:
 		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_SEND_INLINE | IBV_SEND_FENCE}, fake::sends().back().send_flags);
 	}
 
+	// A capable device alone does not say that the responder can execute
+	// the verb: without RPMA_NATIVE_OPS the write stays emulated.
+	void atomic_write_emulated_unless_asked_for()
+	{
+		fake::device_attr().device_cap_flags_ex |= fake::device_cap_atomic_write;
+		for (const char *ops : {"", "flush", "none", "atomic-write-typo"}) {
+			NativeOps env(ops);
+			connect();
+			const ibv_qp_init_attr_ex &attr = fake::qps().back().attr;
+			CPPUNIT_ASSERT_MESSAGE(ops, !(attr.send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE));
+			const char word[8] = {};
+			CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(ops, int{IBV_WR_RDMA_WRITE}, int{fake::sends().back().opcode});
+			Fixture::tearDown();
+			Fixture::setUp();
+			fake::device_attr().device_cap_flags_ex |= fake::device_cap_atomic_write;
+		}
+	}
+
 	void connect_with_native_atomic_write()
 	{
 		fake::device_attr().device_cap_flags_ex |= fake::device_cap_atomic_write;
+		NativeOps env("atomic_write");
 		connect();
 		const ibv_qp_init_attr_ex &attr = fake::qps().back().attr;
 		CPPUNIT_ASSERT(attr.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
