@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // options.cc -- names, types and defaults follow the old fio engines, so
 // their job files run unchanged; connect_timeout is new.
+#include "config.h"
 #include "options.hh"
 #include "report.hh"
 
@@ -11,6 +12,16 @@
 
 namespace rpma_fio {
 
+namespace {
+// fio lists engine options by group (--cmdhelp); the librpma group went
+// away with fio's own librpma engines (3.38)
+#ifdef RPMA_FIO_HAS_OPT_G_LIBRPMA
+constexpr auto option_group = FIO_OPT_G_LIBRPMA;
+#else
+constexpr auto option_group = FIO_OPT_G_RDMA;
+#endif
+}
+
 fio_option options[] = {
 	{
 		.name = "serverip",
@@ -20,7 +31,7 @@ fio_option options[] = {
 		.help = "IP address the server listens on / the client connects to",
 		.def = "",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = option_group,
 	},
 	{
 		.name = "port",
@@ -30,7 +41,7 @@ fio_option options[] = {
 		.help = "Base port: job N uses port + N - 1",
 		.def = "7204",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = option_group,
 	},
 	{
 		.name = "direct_write_to_pmem",
@@ -40,7 +51,7 @@ fio_option options[] = {
 		.help = "Server: set only if RDMA writes reach PMem directly (DDIO off)",
 		.def = "0",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = option_group,
 	},
 	{
 		.name = "busy_wait_polling",
@@ -50,7 +61,7 @@ fio_option options[] = {
 		.help = "1: spin on the completion queue; 0: sleep until a completion arrives",
 		.def = "1",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = option_group,
 	},
 	{
 		.name = "connect_timeout",
@@ -62,7 +73,7 @@ fio_option options[] = {
 		.help = "Client: seconds to keep retrying until the server listens",
 		.def = "60",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = option_group,
 	},
 	{
 		.name = nullptr,

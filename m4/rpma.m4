@@ -39,5 +39,40 @@ AC_DEFUN([RPMA_FIO_SOURCE], [
 	AS_IF([test -z "$FIO_SRC" && test "x$with_fio_src" = xcheck],
 		[AC_MSG_WARN([no fio source tree found: the fio engines will not be built (run tools/setup, or give --with-fio-src=DIR)])])
 	AC_SUBST([FIO_SRC])
+	# fio's own build flags for its headers (fio's Makefile and configure)
+	FIO_CPPFLAGS="-isystem $FIO_SRC -include $FIO_SRC/config-host.h -D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG"
+	AC_SUBST([FIO_CPPFLAGS])
+	AS_IF([test -n "$FIO_SRC"], [RPMA_FIO_PROBES])
 	AM_CONDITIONAL([BUILD_ENGINES], [test -n "$FIO_SRC"])
+])
+
+# RPMA_FIO_PROBE(WHAT, MACRO, BODY): defines MACRO when BODY compiles in a
+# function that sees fio's headers as the engines do (engine/fio.hh).
+AC_DEFUN([RPMA_FIO_PROBE], [
+	AC_MSG_CHECKING([whether fio's tree has $1])
+	AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include "fio.hh"]], [$3])],
+		[AC_MSG_RESULT([yes]); AC_DEFINE([$2], [1], [fio's tree has $1])],
+		[AC_MSG_RESULT([no])])
+])
+
+# RPMA_FIO_PROBES: what the engines' source must adapt to in the fio tree
+# they are built against. fio's interface changes from release to release
+# (see docs/engines.md); these ask the tree instead of its version number.
+AC_DEFUN([RPMA_FIO_PROBES], [
+	AC_LANG_PUSH([C++])
+	rpma_save_CPPFLAGS=$CPPFLAGS
+	rpma_save_CXXFLAGS=$CXXFLAGS
+	CPPFLAGS="$CPPFLAGS -I$srcdir/engine $FIO_CPPFLAGS"
+	CXXFLAGS="$CXXFLAGS -std=c++20"
+	AC_MSG_CHECKING([whether the engines compile with fio's headers in $FIO_SRC])
+	AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include "fio.hh"]], [[return FIO_IOOPS_VERSION;]])],
+		[AC_MSG_RESULT([yes])],
+		[AC_MSG_RESULT([no])
+		 AC_MSG_ERROR([fio's headers in $FIO_SRC do not compile (see config.log): is it a configured fio source tree?])])
+	# fio 3.38 dropped its librpma engines and their option group
+	RPMA_FIO_PROBE([the option group FIO_OPT_G_LIBRPMA], [RPMA_FIO_HAS_OPT_G_LIBRPMA],
+		[[return FIO_OPT_G_LIBRPMA != 0;]])
+	CPPFLAGS=$rpma_save_CPPFLAGS
+	CXXFLAGS=$rpma_save_CXXFLAGS
+	AC_LANG_POP([C++])
 ])

@@ -5,6 +5,14 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# FIO: the fio binary the cases run (default: the fio on PATH); it becomes
+# "fio" on PATH, so that every case and helper calls it
+if [[ -n "${FIO:-}" ]]; then
+	fio_bin=$(mktemp -d)
+	ln -s "$FIO" "$fio_bin/fio"
+	export PATH=$fio_bin:$PATH
+fi
+echo "in-vm.sh: $(command -v fio) is $(fio --version)"
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 # shellcheck source=matrix.sh

@@ -3,12 +3,13 @@
 # engine/tests/version-mismatch.sh -- an engine loaded by a fio other than
 # the one it was built for refuses with a message, before it touches fio's
 # structures. Each engine is copied with its recorded fio version changed
-# (same length), then loaded by this host's fio: no RDMA needed.
+# (same length), then loaded by this host's fio (or $FIO): no RDMA needed.
 set -uo pipefail
 : "${ENGINE_DIR:?}" "${FIO_VERSION_H:?}"
 export LD_LIBRARY_PATH=${RPMA_LIB_DIR:+$RPMA_LIB_DIR:}${LD_LIBRARY_PATH:-}
-if ! command -v fio >/dev/null; then
-	echo "version-mismatch: SKIP: no fio"
+fio=${FIO:-fio}	# the fio the engines were built for
+if ! command -v "$fio" >/dev/null; then
+	echo "version-mismatch: SKIP: no $fio"
 	exit 77
 fi
 built_for=$(sed -n 's/^#define RPMA_FIO_BUILT_FOR "\(.*\)"$/\1/p' "$FIO_VERSION_H")
@@ -32,7 +33,7 @@ if data.count(old) != 1:
 open(dst, "wb").write(data.replace(old, new))
 PY
 	status=0
-	timeout 60 fio --name=mismatch --ioengine="external:$copy" --thread \
+	timeout 60 "$fio" --name=mismatch --ioengine="external:$copy" --thread \
 		--serverip=127.0.0.1 --port=7204 --filename=malloc --size=1m \
 		--rw=write --create_serialize=0 >"$scratch/out" 2>&1 || status=$?
 	if ((status != 0 && status < 124)) &&
