@@ -7,7 +7,8 @@
 # (programs start slowly there: python3 takes 20 s): each appends a line to
 # $RESULTS/cases, "NAME<TAB>pair<TAB>CLIENT-STATUS SERVER-STATUS" for the
 # host's evaluate.py to check the JSON reports of, or
-# "NAME<TAB>pass|fail<TAB>REASON" when the guest could judge it.
+# "NAME<TAB>pass|fail|skip<TAB>REASON" when the guest could judge it (skip:
+# the platform lacks what the case needs).
 
 : "${ENGINE_DIR:?}" "${RPMA_TEST_IP:?}" "${RESULTS:?}"
 export LD_LIBRARY_PATH=${RPMA_LIB_DIR:+$RPMA_LIB_DIR:}${LD_LIBRARY_PATH:-}
@@ -38,6 +39,16 @@ pass() { # pass NAME [DETAIL]
 fail() { # fail NAME REASON: also false
 	record "$1" fail "$2"
 	return 1
+}
+
+skip() { # skip NAME REASON: the platform lacks what the case needs
+	record "$1" skip "$2"
+}
+
+# has_odp: the RDMA device pages on demand (rxe from kernel 6.15)
+has_odp() {
+	ibv_devinfo -v -d "${RPMA_TEST_DEV:-rxe0}" 2>/dev/null |
+		grep -A1 general_odp_caps | grep -q ODP_SUPPORT
 }
 
 # fio_start ROLE KIND ARGS...: a server or client fio (ROLE) of the method
