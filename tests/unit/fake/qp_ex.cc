@@ -2,6 +2,7 @@
 // The extended QP interface (ibv_qp_ex): work requests built one call at a
 // time between ibv_wr_start and ibv_wr_complete. The requests are recorded
 // with the others in fake::sends() once ibv_wr_complete commits them.
+#include "config.h"
 #include "state.hh"
 
 namespace fake::detail {
@@ -83,6 +84,28 @@ void wr_atomic_write(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, const 
 	extra->batch.push_back(std::move(wr));
 }
 
+#if HAVE_DECL_IBV_WR_FLUSH
+void wr_flush(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, size_t len, uint8_t type,
+	      uint8_t level)
+{
+	QpExtra *extra = building(qpx, "ibv_wr_flush");
+	if (!extra)
+		return;
+	SendWr wr{};
+	wr.qp = &qpx->qp_base;
+	wr.extended = true;
+	wr.wr_id = qpx->wr_id;
+	wr.opcode = IBV_WR_FLUSH;
+	wr.send_flags = qpx->wr_flags;
+	wr.remote_addr = remote_addr;
+	wr.rkey = rkey;
+	wr.flush_len = len;
+	wr.flush_type = type;
+	wr.flush_level = level;
+	extra->batch.push_back(std::move(wr));
+}
+#endif
+
 } // namespace
 
 void init_qp_ex(ibv_qp_ex *qpx, uint64_t send_ops_flags)
@@ -93,6 +116,10 @@ void init_qp_ex(ibv_qp_ex *qpx, uint64_t send_ops_flags)
 	// as providers do, only the operations asked for are available
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
 		qpx->wr_atomic_write = wr_atomic_write;
+#if HAVE_DECL_IBV_WR_FLUSH
+	if (send_ops_flags & IBV_QP_EX_WITH_FLUSH)
+		qpx->wr_flush = wr_flush;
+#endif
 }
 
 } // namespace fake::detail
