@@ -24,7 +24,7 @@ part() {
 	local name=$1 rc p=0 f=0 s=0 line
 	shift
 	echo "##### $name"
-	"$@" 2>&1 | tee "$log" | grep -E '^\[ (FAIL|SKIP) \]|^  (failure|error)|passed, [0-9]+ failed'
+	"$@" 2>&1 | tee "$log" | grep -E '^\[ +(OK|FAIL|SKIP) +\]|^  (failure|error)|^=== .*: (passed|FAILED)$|passed, [0-9]+ failed'
 	rc=${PIPESTATUS[0]}
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
@@ -50,7 +50,9 @@ elif ! ibv_devinfo -v -d "${RPMA_TEST_DEV:-rxe0}" | grep -A1 general_odp_caps |
 	echo "##### SKIP examples on FS DAX: the device reports no On-Demand Paging"
 	skipped=$((skipped + 1))
 else
-	part "examples on FS DAX" "$src/examples/run-all.sh" "$build/examples" \
+	# a bound well above an example's few seconds here: misplaced data can
+	# leave a server waiting for what never arrives
+	RPMA_EXAMPLE_TIMEOUT=60 part "examples on FS DAX" "$src/examples/run-all.sh" "$build/examples" \
 		"$RPMA_TEST_IP" $((port + 100)) "$RPMA_TEST_FSDAX/examples.pmem"
 fi
 
