@@ -168,13 +168,9 @@ int Conn::native_atomic_write([[maybe_unused]] const MrRemote &dst,
 			      [[maybe_unused]] const void *op_context) noexcept
 {
 #if HAVE_DECL_IBV_WR_ATOMIC_WRITE
-	ibv_wr_start(qpx_);
-	qpx_->wr_id = reinterpret_cast<uintptr_t>(op_context);
-	qpx_->wr_flags = signaled(flags) | IBV_SEND_FENCE;
-	ibv_wr_atomic_write(qpx_, dst.rkey(), dst.address() + dst_offset, src);
-	if (int ret = ibv_wr_complete(qpx_)) [[unlikely]]
-		return ConnQueues::post_failure("ibv_wr_complete()", ret);
-	return 0;
+	return post_extended(op_context, signaled(flags) | IBV_SEND_FENCE, [&](ibv_qp_ex *qpx) {
+		ibv_wr_atomic_write(qpx, dst.rkey(), dst.address() + dst_offset, src);
+	});
 #else
 	return RPMA_E_NOSUPP;
 #endif
@@ -186,15 +182,12 @@ int Conn::native_flush([[maybe_unused]] const MrRemote &dst, [[maybe_unused]] si
 		       [[maybe_unused]] const void *op_context) noexcept
 {
 #if HAVE_DECL_IBV_WR_FLUSH
-	ibv_wr_start(qpx_);
-	qpx_->wr_id = reinterpret_cast<uintptr_t>(op_context);
-	qpx_->wr_flags = signaled(flags);
-	ibv_wr_flush(qpx_, dst.rkey(), dst.address() + dst_offset, len,
-		     type == RPMA_FLUSH_TYPE_PERSISTENT ? IBV_FLUSH_PERSISTENT : IBV_FLUSH_GLOBAL,
-		     IBV_FLUSH_RANGE);
-	if (int ret = ibv_wr_complete(qpx_)) [[unlikely]]
-		return ConnQueues::post_failure("ibv_wr_complete()", ret);
-	return 0;
+	const uint8_t ptype =
+		type == RPMA_FLUSH_TYPE_PERSISTENT ? IBV_FLUSH_PERSISTENT : IBV_FLUSH_GLOBAL;
+	return post_extended(op_context, signaled(flags), [&](ibv_qp_ex *qpx) {
+		ibv_wr_flush(qpx, dst.rkey(), dst.address() + dst_offset, len, ptype,
+			     IBV_FLUSH_RANGE);
+	});
 #else
 	return RPMA_E_NOSUPP;
 #endif

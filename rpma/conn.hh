@@ -213,6 +213,20 @@ private:
 		return 0;
 	}
 
+	// One work request through the extended interface: `add` puts the
+	// verb between ibv_wr_start() and ibv_wr_complete().
+	template <typename Add>
+	int post_extended(const void *op_context, unsigned wr_flags, Add add) noexcept
+	{
+		ibv_wr_start(qpx_);
+		qpx_->wr_id = reinterpret_cast<uintptr_t>(op_context);
+		qpx_->wr_flags = wr_flags;
+		add(qpx_);
+		if (int ret = ibv_wr_complete(qpx_)) [[unlikely]]
+			return ConnQueues::post_failure("ibv_wr_complete()", ret);
+		return 0;
+	}
+
 	int native_atomic_write(const MrRemote &dst, size_t dst_offset, const char src[8],
 				int flags, const void *op_context) noexcept;
 	int native_flush(const MrRemote &dst, size_t dst_offset, size_t len, rpma_flush_type type,

@@ -238,10 +238,12 @@ public:
 		}
 	}
 
-	void flush_emulated_unless_enabled()
+	// Written data flushed for visibility on DRAM with the initiator's
+	// native_ops: the flush's completion opcode, once the data is there.
+	int visibility_flush_opcode(const char *native_ops)
 	{
 		std::vector<unsigned char> mem(SIZE, 0);
-		connect("atomic_write");
+		connect(native_ops);
 		MrLocal mr = expose(mem.data(), SIZE, RPMA_MR_USAGE_WRITE_DST |
 			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 		MrRemote dst = remote_of(mr.get());
@@ -252,28 +254,21 @@ public:
 			RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS,
 			&ctx));
 		ibv_wc wc = expect_success(client_cq(), &ctx);
-		CPPUNIT_ASSERT_EQUAL((int)IBV_WC_RDMA_READ, (int)wc.opcode);
 		CPPUNIT_ASSERT(mem == local_mem_);
+		return (int)wc.opcode;
+	}
+
+	void flush_emulated_unless_enabled()
+	{
+		CPPUNIT_ASSERT_EQUAL((int)IBV_WC_RDMA_READ,
+			visibility_flush_opcode("atomic_write"));
 	}
 
 	void flush_native_visibility_on_dram()
 	{
 		need_native_flush();
-		std::vector<unsigned char> mem(SIZE, 0);
-		connect("flush");
-		MrLocal mr = expose(mem.data(), SIZE, RPMA_MR_USAGE_WRITE_DST |
-			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
-		MrRemote dst = remote_of(mr.get());
-		MrLocal src = local(RPMA_MR_USAGE_WRITE_SRC);
-		write_pattern(dst.get(), src.get(), SIZE, 4);
-		static const int ctx = 0;
-		RPMA_OK(rpma_flush(client(), dst.get(), 0, SIZE,
-			RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS,
-			&ctx));
-		ibv_wc wc = expect_success(client_cq(), &ctx);
 		CPPUNIT_ASSERT_EQUAL_MESSAGE("not the native flush", WC_FLUSH,
-			(int)wc.opcode);
-		CPPUNIT_ASSERT(mem == local_mem_);
+			visibility_flush_opcode("flush"));
 	}
 
 	void flush_native_persistent_on_devdax()

@@ -66,19 +66,26 @@ void wr_abort(ibv_qp_ex *qpx)
 	extra->batch.clear();
 }
 
+// A request of the extended interface, as the batch records it.
+SendWr extended_wr(ibv_qp_ex *qpx, ibv_wr_opcode opcode, uint32_t rkey, uint64_t remote_addr)
+{
+	SendWr wr{};
+	wr.qp = &qpx->qp_base;
+	wr.extended = true;
+	wr.wr_id = qpx->wr_id;
+	wr.opcode = opcode;
+	wr.send_flags = qpx->wr_flags;
+	wr.remote_addr = remote_addr;
+	wr.rkey = rkey;
+	return wr;
+}
+
 void wr_atomic_write(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, const void *atomic_wr)
 {
 	QpExtra *extra = building(qpx, "ibv_wr_atomic_write");
 	if (!extra)
 		return;
-	SendWr wr{};
-	wr.qp = &qpx->qp_base;
-	wr.extended = true;
-	wr.wr_id = qpx->wr_id;
-	wr.opcode = IBV_WR_ATOMIC_WRITE;
-	wr.send_flags = qpx->wr_flags;
-	wr.remote_addr = remote_addr;
-	wr.rkey = rkey;
+	SendWr wr = extended_wr(qpx, IBV_WR_ATOMIC_WRITE, rkey, remote_addr);
 	const auto *bytes = static_cast<const uint8_t *>(atomic_wr);
 	wr.data.assign(bytes, bytes + 8);
 	extra->batch.push_back(std::move(wr));
@@ -91,14 +98,7 @@ void wr_flush(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, size_t len, u
 	QpExtra *extra = building(qpx, "ibv_wr_flush");
 	if (!extra)
 		return;
-	SendWr wr{};
-	wr.qp = &qpx->qp_base;
-	wr.extended = true;
-	wr.wr_id = qpx->wr_id;
-	wr.opcode = IBV_WR_FLUSH;
-	wr.send_flags = qpx->wr_flags;
-	wr.remote_addr = remote_addr;
-	wr.rkey = rkey;
+	SendWr wr = extended_wr(qpx, IBV_WR_FLUSH, rkey, remote_addr);
 	wr.flush_len = len;
 	wr.flush_type = type;
 	wr.flush_level = level;
