@@ -56,9 +56,14 @@ Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues,
 	if (!flush_mr_)
 		throw_provider("ibv_reg_mr()", errno_or(EIO));
 
-#if HAVE_DECL_IBV_WR_ATOMIC_WRITE
-	if (peer.native_atomic_write())
+	// The provider fills in only the verbs the QP was created with.
+	if (peer.native_atomic_write() || peer.native_flush())
 		qpx_ = ibv_qp_to_qp_ex(qp_);
+#if HAVE_DECL_IBV_WR_ATOMIC_WRITE
+	native_atomic_write_ = qpx_ && qpx_->wr_atomic_write;
+#endif
+#if HAVE_DECL_IBV_WR_FLUSH
+	native_flush_ = qpx_ && qpx_->wr_flush;
 #endif
 }
 
@@ -163,13 +168,26 @@ int Conn::native_atomic_write([[maybe_unused]] const MrRemote &dst,
 			      [[maybe_unused]] const void *op_context) noexcept
 {
 #if HAVE_DECL_IBV_WR_ATOMIC_WRITE
-	ibv_wr_start(qpx_);
-	qpx_->wr_id = reinterpret_cast<uintptr_t>(op_context);
-	qpx_->wr_flags = signaled(flags) | IBV_SEND_FENCE;
-	ibv_wr_atomic_write(qpx_, dst.rkey(), dst.address() + dst_offset, src);
-	if (int ret = ibv_wr_complete(qpx_)) [[unlikely]]
-		return ConnQueues::post_failure("ibv_wr_complete()", ret);
-	return 0;
+	return post_extended(op_context, signaled(flags) | IBV_SEND_FENCE, [&](ibv_qp_ex *qpx) {
+		ibv_wr_atomic_write(qpx, dst.rkey(), dst.address() + dst_offset, src);
+	});
+#else
+	return RPMA_E_NOSUPP;
+#endif
+}
+
+int Conn::native_flush([[maybe_unused]] const MrRemote &dst, [[maybe_unused]] size_t dst_offset,
+		       [[maybe_unused]] size_t len, [[maybe_unused]] rpma_flush_type type,
+		       [[maybe_unused]] int flags,
+		       [[maybe_unused]] const void *op_context) noexcept
+{
+#if HAVE_DECL_IBV_WR_FLUSH
+	const uint8_t ptype =
+		type == RPMA_FLUSH_TYPE_PERSISTENT ? IBV_FLUSH_PERSISTENT : IBV_FLUSH_GLOBAL;
+	return post_extended(op_context, signaled(flags), [&](ibv_qp_ex *qpx) {
+		ibv_wr_flush(qpx, dst.rkey(), dst.address() + dst_offset, len, ptype,
+			     IBV_FLUSH_RANGE);
+	});
 #else
 	return RPMA_E_NOSUPP;
 #endif

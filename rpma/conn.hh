@@ -85,7 +85,7 @@ public:
 	int atomic_write(const MrRemote &dst, size_t dst_offset, const char src[8], int flags,
 			 const void *op_context) noexcept
 	{
-		if (qpx_)
+		if (native_atomic_write_)
 			return native_atomic_write(dst, dst_offset, src, flags, op_context);
 		ibv_send_wr wr = work_request(IBV_WR_RDMA_WRITE, flags, op_context);
 		wr.send_flags |= IBV_SEND_INLINE | IBV_SEND_FENCE;
@@ -107,11 +107,16 @@ public:
 		return post(wr);
 	}
 
-	// Read-after-write: an 8-byte RDMA read of the flushed range cannot pass
-	// the writes before it on the same RC queue pair, so its completion means
-	// they were placed (persistent where Direct Write to PMem holds).
-	int flush(const MrRemote &dst, size_t dst_offset, int flags, const void *op_context) noexcept
+	// Natively (where the peer enables it, see Peer::native_flush) the
+	// responder flushes the range itself. Otherwise read-after-write: an
+	// 8-byte RDMA read of the flushed range cannot pass the writes before it
+	// on the same RC queue pair, so its completion means they were placed
+	// (persistent where Direct Write to PMem holds); len and type are moot.
+	int flush(const MrRemote &dst, size_t dst_offset, size_t len, rpma_flush_type type,
+		  int flags, const void *op_context) noexcept
 	{
+		if (native_flush_)
+			return native_flush(dst, dst_offset, len, type, flags, op_context);
 		ibv_send_wr wr = work_request(IBV_WR_RDMA_READ, flags, op_context);
 		ibv_sge sge;
 		set_sge(wr, sge, flush_sink_address(), flush_length, flush_mr_->lkey);
@@ -214,8 +219,24 @@ private:
 		return 0;
 	}
 
+	// One work request through the extended interface: `add` puts the
+	// verb between ibv_wr_start() and ibv_wr_complete().
+	template <typename Add>
+	int post_extended(const void *op_context, unsigned wr_flags, Add add) noexcept
+	{
+		ibv_wr_start(qpx_);
+		qpx_->wr_id = reinterpret_cast<uintptr_t>(op_context);
+		qpx_->wr_flags = wr_flags;
+		add(qpx_);
+		if (int ret = ibv_wr_complete(qpx_)) [[unlikely]]
+			return ConnQueues::post_failure("ibv_wr_complete()", ret);
+		return 0;
+	}
+
 	int native_atomic_write(const MrRemote &dst, size_t dst_offset, const char src[8],
 				int flags, const void *op_context) noexcept;
+	int native_flush(const MrRemote &dst, size_t dst_offset, size_t len, rpma_flush_type type,
+			 int flags, const void *op_context) noexcept;
 
 	uint64_t flush_sink_address() const noexcept
 	{
@@ -230,7 +251,9 @@ private:
 	Page flush_page_;
 	MrOwner flush_mr_;
 	ibv_qp *qp_;
-	ibv_qp_ex *qpx_ = nullptr; // set when the device writes 8 bytes atomically
+	ibv_qp_ex *qpx_ = nullptr; // the extended interface, for the native verbs
+	bool native_atomic_write_ = false;
+	bool native_flush_ = false;
 	std::atomic<bool> direct_write_to_pmem_{false};
 };
 

@@ -50,14 +50,23 @@ ConnQueues::ConnQueues(Peer &peer, rdma_cm_id *id, const ConnCfg::Values &cfg)
 	attr.sq_sig_all = 0;
 	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
 	attr.pd = peer.pd();
+	// The extended QP interface only for the native verbs: every other
+	// request goes through ibv_post_send.
+	uint64_t native_ops = 0;
 #if HAVE_DECL_IBV_WR_ATOMIC_WRITE && HAVE_DECL_IBV_QP_EX_WITH_ATOMIC_WRITE
-	if (peer.native_atomic_write()) {
+	if (peer.native_atomic_write())
+		native_ops |= IBV_QP_EX_WITH_ATOMIC_WRITE;
+#endif
+#if HAVE_DECL_IBV_WR_FLUSH
+	if (peer.native_flush())
+		native_ops |= IBV_QP_EX_WITH_FLUSH;
+#endif
+	if (native_ops) {
 		attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 				      IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-				      IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_WRITE;
+				      IBV_QP_EX_WITH_RDMA_READ | native_ops;
 	}
-#endif
 	if (rdma_create_qp_ex(id, &attr))
 		throw_provider("rdma_create_qp_ex()", errno_or(EIO));
 	qp_ = QpOwner(id);

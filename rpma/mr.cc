@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "config.h"
 #include "error.hh"
 #include "log.hh"
 #include "peer.hh"
@@ -49,11 +50,24 @@ ibv_mr *register_region(ibv_pd *pd, void *ptr, size_t size, int access)
 
 MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 {
-	const int access = peer.access_for(usage);
+	int access = peer.access_for(usage);
 	mr_ = MrOwner(register_region(peer.pd(), ptr, size, access));
 	if (mr_)
 		return;
 	int err = errno_or(EIO);
+#if HAVE_DECL_IBV_WR_FLUSH
+	// A device grants the persistent flush only on persistent memory; on
+	// any other memory it is refused like any flush of a region without it,
+	// with an error completion, which is what the initiator should see.
+	if (err == EINVAL && (access & IBV_ACCESS_FLUSH_PERSISTENT)) {
+		RPMA_LOG_INFO("not persistent memory: the region refuses native persistent flushes");
+		access &= ~IBV_ACCESS_FLUSH_PERSISTENT;
+		mr_ = MrOwner(register_region(peer.pd(), ptr, size, access));
+		if (mr_)
+			return;
+		err = errno_or(EIO);
+	}
+#endif
 	if (err != EOPNOTSUPP)
 		throw_provider("ibv_reg_mr()", err);
 	if (!peer.odp_capable()) {

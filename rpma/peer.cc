@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "peer.hh"
 
+#include <cstdlib>
+#include <string_view>
+
 #include "config.h"
 #include "error.hh"
 #include "log.hh"
@@ -25,16 +28,60 @@ bool supports_rc_odp(const ibv_device_attr_ex &attr)
 	       (attr.odp_caps.per_transport_caps.rc_odp_caps & rc_needed) == rc_needed;
 }
 
+// Kernel capability bits (IB_UVERBS_DEVICE_*): rdma-core names no
+// IBV_DEVICE_* alias for them.
+constexpr uint64_t device_flush_global = 1ULL << 38;
+constexpr uint64_t device_flush_persistent = 1ULL << 39;
+constexpr uint64_t device_atomic_write = 1ULL << 40;
+
 bool atomic_write_capable([[maybe_unused]] const ibv_device_attr_ex &attr)
 {
 #if HAVE_DECL_IBV_WR_ATOMIC_WRITE
-	// The kernel's IB_UVERBS_DEVICE_ATOMIC_WRITE; rdma-core 44 can post the
-	// verb but its headers do not name the capability bit.
-	constexpr uint64_t device_atomic_write = 1ULL << 40;
 	return attr.device_cap_flags_ex & device_atomic_write;
 #else
 	return false;
 #endif
+}
+
+bool flush_capable([[maybe_unused]] const ibv_device_attr_ex &attr)
+{
+#if HAVE_DECL_IBV_WR_FLUSH
+	constexpr uint64_t both = device_flush_global | device_flush_persistent;
+	return (attr.device_cap_flags_ex & both) == both;
+#else
+	return false;
+#endif
+}
+
+// The native operations the application says its responders execute:
+// RPMA_NATIVE_OPS, a list of "atomic_write" and "flush" (or "all"),
+// separated by commas or spaces. Unknown words are reported and ignored.
+struct NativeOpsWanted {
+	bool atomic_write = false;
+	bool flush = false;
+};
+
+NativeOpsWanted native_ops_wanted()
+{
+	NativeOpsWanted wanted;
+	const char *env = std::getenv("RPMA_NATIVE_OPS");
+	if (!env)
+		return wanted;
+	std::string_view rest(env);
+	while (!rest.empty()) {
+		size_t end = rest.find_first_of(", ");
+		std::string_view word = rest.substr(0, end);
+		rest = end == std::string_view::npos ? std::string_view{} : rest.substr(end + 1);
+		if (word == "atomic_write" || word == "all")
+			wanted.atomic_write = true;
+		if (word == "flush" || word == "all")
+			wanted.flush = true;
+		if (!word.empty() && word != "atomic_write" && word != "flush" && word != "all" &&
+		    word != "none")
+			RPMA_LOG_WARNING("RPMA_NATIVE_OPS: unknown operation '%.*s' ignored",
+					 static_cast<int>(word.size()), word.data());
+	}
+	return wanted;
 }
 
 } // namespace
@@ -48,9 +95,16 @@ Peer::Peer(ibv_context *context) : context_(context)
 {
 	const ibv_device_attr_ex attr = query_device(context);
 	odp_capable_ = supports_rc_odp(attr);
-	native_atomic_write_ = atomic_write_capable(attr);
+	const NativeOpsWanted wanted = native_ops_wanted();
+	native_atomic_write_ = wanted.atomic_write && atomic_write_capable(attr);
+	flush_responder_ = flush_capable(attr);
+	native_flush_ = wanted.flush && flush_responder_;
 	if (!native_atomic_write_)
-		RPMA_LOG_INFO("Native atomic write is not supported - an inline, fenced RDMA write will be used instead");
+		RPMA_LOG_INFO("Native atomic write is %s - an inline, fenced RDMA write will be used instead",
+			      wanted.atomic_write ? "not supported" : "not enabled (RPMA_NATIVE_OPS)");
+	if (!native_flush_)
+		RPMA_LOG_INFO("Native flush is %s - an 8-byte RDMA read will be used instead",
+			      wanted.flush ? "not supported" : "not enabled (RPMA_NATIVE_OPS)");
 
 	errno = 0;
 	pd_ = PdOwner(ibv_alloc_pd(context));
@@ -81,10 +135,16 @@ int Peer::access_for(int usage) const noexcept
 		access |= IBV_ACCESS_LOCAL_WRITE;
 	if (usage & RPMA_MR_USAGE_WRITE_DST)
 		access |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
-	// Flushes are always emulated by an RDMA read (a peer's support for the
-	// native flush verb cannot be known), so the region must be readable.
+	// An emulating initiator flushes with an RDMA read; a native one needs
+	// the flush access of the type, which only a capable device grants.
 	if (usage & (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT))
 		access |= IBV_ACCESS_REMOTE_READ;
+#if HAVE_DECL_IBV_WR_FLUSH
+	if (flush_responder_ && (usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY))
+		access |= IBV_ACCESS_FLUSH_GLOBAL;
+	if (flush_responder_ && (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT))
+		access |= IBV_ACCESS_FLUSH_PERSISTENT;
+#endif
 	return access;
 }
 

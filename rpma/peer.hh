@@ -17,9 +17,17 @@ public:
 	ibv_context *context() const noexcept { return context_; }
 	ibv_pd *pd() const noexcept { return pd_.get(); }
 	bool odp_capable() const noexcept { return odp_capable_; }
+	// Whether connections post the native verbs. Each needs the verb in
+	// the rdma-core this library was built with, the local device's
+	// capability and the application's word that the responders execute
+	// it (RPMA_NATIVE_OPS): no descriptor says so, and a responder without
+	// it fails the request and the connection. Otherwise they are emulated.
 	bool native_atomic_write() const noexcept { return native_atomic_write_; }
+	bool native_flush() const noexcept { return native_flush_; }
 
 	// The ibv access flags that give a region the RPMA_MR_USAGE_* usages.
+	// Flush usages grant RDMA reads (for emulating initiators) and, where
+	// the device executes flushes, the native flush of that type.
 	int access_for(int usage) const noexcept;
 
 	// Releases the protection domain; 0 or the provider's errno.
@@ -29,6 +37,8 @@ private:
 	ibv_context *context_;
 	bool odp_capable_ = false;
 	bool native_atomic_write_ = false;
+	bool native_flush_ = false;
+	bool flush_responder_ = false; // the device executes incoming flushes
 	PdOwner pd_;
 };
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# engine/tests/in-vm.sh [quick|full|interop] -- runs the engine tests inside the VM
+# engine/tests/in-vm.sh [quick|full|interop|platform] -- runs the engine tests inside the VM
 # that engine/tests/engines boots; the host judges them (evaluate.py).
 set -uo pipefail
 
@@ -46,13 +46,19 @@ interop)	# make check-interop: only the cases against the old engines
 	interop_cases
 	exit 0
 	;;
-*) echo "usage: $0 [quick|full|interop]" >&2; exit 2 ;;
+platform)	# the cases that depend on the kernel: FS DAX with or without ODP
+	fsdax_cases
+	fsdax_without_odp
+	exit 0
+	;;
+*) echo "usage: $0 [quick|full|interop|platform]" >&2; exit 2 ;;
 esac
 extras
 examples_case apm json+
 examples_case gpspm normal,json
 distributed_case
 pmem_cases
+fsdax_cases
 error_cases
 safety_cases
 if [[ -n "${OLD_FIO:-}" ]]; then

@@ -71,6 +71,12 @@ killed() {
 	sed -i "/^$1\.json\t/d" "$case_dir/formats"
 }
 
+# has_odp: the RDMA device pages on demand (rxe from kernel 6.15)
+has_odp() {
+	ibv_devinfo -v -d "${RPMA_TEST_DEV:-rxe0}" 2>/dev/null |
+		grep -A1 general_odp_caps | grep -q ODP_SUPPORT
+}
+
 # fio_start ROLE KIND ARGS...: a server or client fio (ROLE) of the method
 # KIND in the background, in the case directory; FIO_PID is its pid. Its
 # standard output, line-buffered so that notes printed with the normal

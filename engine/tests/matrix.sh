@@ -151,6 +151,37 @@ distributed_case() {
 	fi
 }
 
+# FS DAX (a file on ext4 -o dax) needs On-Demand Paging: rxe has it from
+# kernel 6.15. Where the device has it, both methods serve such a file and
+# the file holds what the client wrote; elsewhere errors.sh checks that the
+# server refuses it with a message.
+fsdax_cases() {
+	if [[ -z "${RPMA_TEST_FSDAX:-}" ]]; then
+		echo "SKIP fsdax: no FS DAX mount (tests/vm/run --nvdimm)"
+		return
+	fi
+	if ! has_odp; then
+		skip fsdax-odp "the device reports no On-Demand Paging (kernel $(uname -r); rxe has it from 6.15)"
+		return
+	fi
+	local kind file
+	for kind in apm gpspm; do
+		file=$RPMA_TEST_FSDAX/$kind-fsdax
+		truncate -s 16m "$file"
+		if run_pair "$kind-fsdax-odp" "$kind" \
+			"--filename=$file --direct_write_to_pmem=1 --size=16m --iodepth=4" \
+			"--rw=write --bs=64k --iodepth=4 --size=16m --buffer_pattern=0x5aa5c33c"; then
+			if "$PATTERN_CHECK" "$file" 0 $((16 << 20)) 0x5aa5c33c \
+				>"$case_dir/pattern.log" 2>&1; then
+				pass "$kind-fsdax-server-sees-data"
+			else
+				fail "$kind-fsdax-server-sees-data" "the file does not hold the client's pattern"
+			fi
+		fi
+		rm -f "$file"
+	done
+}
+
 # Persistent memory: Device DAX for both methods; what the client wrote is
 # then checked on the server side, in the device itself.
 pmem_cases() {

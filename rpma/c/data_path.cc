@@ -108,7 +108,7 @@ RPMA_EXPORT int rpma_flush(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offs
 		// upstream posts an unknown type unchecked; its manual promises INVAL
 		return RPMA_E_INVAL;
 	}
-	return impl(conn)->flush(*impl(dst), dst_offset, flags, op_context);
+	return impl(conn)->flush(*impl(dst), dst_offset, len, type, flags, op_context);
 }
 
 RPMA_EXPORT int rpma_send(rpma_conn *conn, const rpma_mr_local *src, size_t offset, size_t len,

@@ -2,6 +2,8 @@
 
 #include "pair.hh"
 
+#include <cstdlib>
+
 #include "check.hh"
 #include "env.hh"
 #include "wait.hh"
@@ -37,7 +39,12 @@ Pair connect_pair(const PairOptions &opts)
 		p.server_peer = new_peer(RPMA_UTIL_IBV_CONTEXT_LOCAL);
 		server_peer = p.server_peer.get();
 	}
+	// the native operations are the initiator's choice, made per peer;
+	// the server's peer above never has them
+	if (opts.client_native_ops)
+		setenv("RPMA_NATIVE_OPS", opts.client_native_ops, 1);
 	p.client_peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
+	unsetenv("RPMA_NATIVE_OPS");
 	rpma_ep *ep = nullptr;
 	RPMA_OK(rpma_ep_listen(server_peer, test_ip(), port.c_str(), &ep));
 	p.ep.reset(ep);

@@ -28,6 +28,8 @@ struct PairOptions {
 	std::function<void(rpma_conn_req *)> before_accept;
 	// runs on the outgoing request before it is connected
 	std::function<void(rpma_conn_req *)> before_connect;
+	// RPMA_NATIVE_OPS while the client's peer is created (null: unset)
+	const char *client_native_ops = nullptr;
 };
 
 // Members are destroyed bottom-up: connections before the endpoint and

@@ -2,6 +2,7 @@
 // The data path: the exact work request each call hands to the device.
 #include <arpa/inet.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <cstdint>
 #include <optional>
@@ -19,6 +20,21 @@ namespace {
 constexpr uint64_t raddr = 0x7f0000100000;
 constexpr uint32_t rkey = 0x4321;
 constexpr int flush_usages = RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
+
+// RPMA_NATIVE_OPS for the peers created in a scope ("" unsets it).
+class NativeOps {
+public:
+	explicit NativeOps(const char *ops)
+	{
+		if (*ops)
+			setenv("RPMA_NATIVE_OPS", ops, 1);
+		else
+			unsetenv("RPMA_NATIVE_OPS");
+	}
+	NativeOps(const NativeOps &) = delete;
+	NativeOps &operator=(const NativeOps &) = delete;
+	~NativeOps() { unsetenv("RPMA_NATIVE_OPS"); }
+};
 
 // What a send work request must look like.
 struct Expected {
@@ -68,6 +84,7 @@ class DataPathTest : public Fixture {
 	CPPUNIT_TEST(atomic_write_rejects_bad_arguments);
 	CPPUNIT_TEST(atomic_write_emulated_inline_fenced);
 #if HAVE_DECL_IBV_WR_ATOMIC_WRITE
+	CPPUNIT_TEST(atomic_write_emulated_unless_asked_for);
 	CPPUNIT_TEST(atomic_write_native_when_device_can);
 	CPPUNIT_TEST(atomic_write_native_failure);
 #endif
@@ -80,6 +97,10 @@ class DataPathTest : public Fixture {
 	CPPUNIT_TEST(flush_is_8_byte_read_into_private_buffer);
 	CPPUNIT_TEST(flush_persistent_with_direct_write);
 	CPPUNIT_TEST(flush_post_failure);
+	CPPUNIT_TEST(flush_emulated_unless_asked_for);
+#if HAVE_DECL_IBV_WR_FLUSH
+	CPPUNIT_TEST(flush_native_when_asked_for);
+#endif
 	CPPUNIT_TEST(send_rejects_bad_arguments);
 	CPPUNIT_TEST(send_posts_send);
 	CPPUNIT_TEST(send_zero_bytes);
@@ -300,9 +321,29 @@ public:
 		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_SEND_INLINE | IBV_SEND_FENCE}, fake::sends().back().send_flags);
 	}
 
+	// A capable device alone does not say that the responder can execute
+	// the verb: without RPMA_NATIVE_OPS the write stays emulated.
+	void atomic_write_emulated_unless_asked_for()
+	{
+		fake::device_attr().device_cap_flags_ex |= fake::device_cap_atomic_write;
+		for (const char *ops : {"", "flush", "none", "atomic-write-typo"}) {
+			NativeOps env(ops);
+			connect();
+			const ibv_qp_init_attr_ex &attr = fake::qps().back().attr;
+			CPPUNIT_ASSERT_MESSAGE(ops, !(attr.send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE));
+			const char word[8] = {};
+			CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(ops, int{IBV_WR_RDMA_WRITE}, int{fake::sends().back().opcode});
+			Fixture::tearDown();
+			Fixture::setUp();
+			fake::device_attr().device_cap_flags_ex |= fake::device_cap_atomic_write;
+		}
+	}
+
 	void connect_with_native_atomic_write()
 	{
 		fake::device_attr().device_cap_flags_ex |= fake::device_cap_atomic_write;
+		NativeOps env("atomic_write");
 		connect();
 		const ibv_qp_init_attr_ex &attr = fake::qps().back().attr;
 		CPPUNIT_ASSERT(attr.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
@@ -336,6 +377,49 @@ public:
 				     rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
+
+	// A device that executes flushes does not make this side's flushes
+	// native: the responder's device may not.
+	void flush_emulated_unless_asked_for()
+	{
+		fake::device_attr().device_cap_flags_ex |= fake::device_cap_flush;
+		connect();
+		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 0, 100, RPMA_FLUSH_TYPE_VISIBILITY,
+						   RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(int{IBV_WR_RDMA_READ}, int{only_send().opcode});
+		CPPUNIT_ASSERT(!only_send().extended);
+	}
+
+#if HAVE_DECL_IBV_WR_FLUSH
+	void flush_native_when_asked_for()
+	{
+		fake::device_attr().device_cap_flags_ex |= fake::device_cap_flush;
+		{
+			NativeOps env("flush");
+			connect();
+		}
+		const ibv_qp_init_attr_ex &attr = fake::qps().back().attr;
+		CPPUNIT_ASSERT(attr.send_ops_flags & IBV_QP_EX_WITH_FLUSH);
+		CPPUNIT_ASSERT(!(attr.send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 8, 100, RPMA_FLUSH_TYPE_VISIBILITY,
+						   RPMA_F_COMPLETION_ALWAYS, ctx));
+		const fake::SendWr &wr = only_send();
+		CPPUNIT_ASSERT(wr.extended);
+		check({IBV_WR_FLUSH, IBV_SEND_SIGNALED, ctx, std::nullopt, raddr + 8, rkey}, wr);
+		CPPUNIT_ASSERT_EQUAL(size_t{100}, wr.flush_len);
+		CPPUNIT_ASSERT_EQUAL(int{IBV_FLUSH_GLOBAL}, int{wr.flush_type});
+		CPPUNIT_ASSERT_EQUAL(int{IBV_FLUSH_RANGE}, int{wr.flush_level});
+		apply_direct_write(true);
+		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 0, 4096, RPMA_FLUSH_TYPE_PERSISTENT,
+						   RPMA_F_COMPLETION_ON_ERROR, ctx));
+		CPPUNIT_ASSERT_EQUAL(int{IBV_FLUSH_PERSISTENT}, int{fake::sends().back().flush_type});
+		CPPUNIT_ASSERT_EQUAL(0u, fake::sends().back().send_flags);
+		// the atomic write was not asked for: emulated
+		const char word[8] = {};
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(int{IBV_WR_RDMA_WRITE}, int{fake::sends().back().opcode});
+	}
+#endif
 
 	void write_atomic_rejects_bad_arguments()
 	{

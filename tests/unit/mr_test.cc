@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 
+#include "config.h"
 #include "descriptor.hh"
 #include "fixture.hh"
 #include "out_of_memory.hh"
@@ -38,6 +39,10 @@ class MrTest : public Fixture {
 	CPPUNIT_TEST(reg_without_odp_does_not_retry);
 	CPPUNIT_TEST(reg_retries_with_odp_when_capable);
 	CPPUNIT_TEST(reg_odp_retry_failure_is_provider_error);
+#if HAVE_DECL_IBV_WR_FLUSH
+	CPPUNIT_TEST(reg_grants_flush_where_device_executes_it);
+	CPPUNIT_TEST(reg_persistent_flush_only_on_pmem);
+#endif
 	CPPUNIT_TEST(dereg_rejects_null);
 	CPPUNIT_TEST(dereg_of_null_is_noop);
 	CPPUNIT_TEST(dereg_deregisters_and_clears);
@@ -197,6 +202,34 @@ public:
 		CPPUNIT_ASSERT(out == sentinel);
 		CPPUNIT_ASSERT_EQUAL(2u, fake::count(fake::Call::ibv_reg_mr));
 	}
+
+#if HAVE_DECL_IBV_WR_FLUSH
+	// Emulating initiators read; native ones need the flush access.
+	void reg_grants_flush_where_device_executes_it()
+	{
+		fake::device_attr().device_cap_flags_ex |= fake::device_cap_flush;
+		make_peer();
+		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_ACCESS_REMOTE_READ | IBV_ACCESS_FLUSH_GLOBAL},
+				     access_of(RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY));
+		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_ACCESS_REMOTE_READ | IBV_ACCESS_FLUSH_PERSISTENT},
+				     access_of(RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT));
+	}
+
+	// The device refuses the persistent flush access on DRAM (EINVAL): the
+	// region is registered without it.
+	void reg_persistent_flush_only_on_pmem()
+	{
+		fake::device_attr().device_cap_flags_ex |= fake::device_cap_flush;
+		make_peer();
+		fake::fail(fake::Call::ibv_reg_mr, EINVAL);
+		register_mr(buffer, 8, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+		const auto &regs = fake::registrations();
+		CPPUNIT_ASSERT_EQUAL(size_t{2}, regs.size());
+		CPPUNIT_ASSERT(regs[0].access & IBV_ACCESS_FLUSH_PERSISTENT);
+		CPPUNIT_ASSERT_EQUAL(regs[0].access & ~unsigned{IBV_ACCESS_FLUSH_PERSISTENT}, regs[1].access);
+		CPPUNIT_ASSERT(regs[1].mr);
+	}
+#endif
 
 	void dereg_rejects_null() { CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_dereg(nullptr)); }
 

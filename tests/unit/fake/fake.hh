@@ -21,6 +21,7 @@ namespace fake {
 // rdma-core 44's headers predate this capability bit; the value is the
 // kernel's (include/uapi/rdma/ib_user_verbs.h).
 inline constexpr uint64_t device_cap_atomic_write = 1ULL << 40;
+inline constexpr uint64_t device_cap_flush = (1ULL << 38) | (1ULL << 39); // global, persistent
 
 // Forgets every object, record, queued item and armed failure, and brings
 // the device back to an RoCE one with no optional capability.
@@ -92,6 +93,10 @@ struct SendWr {
 	// copied when posted (the library may reuse its buffer afterwards).
 	std::vector<uint8_t> data;
 	size_t chain_length; // work requests in the list this one headed
+	// a native flush (ibv_wr_flush): the range's length, type and level
+	size_t flush_len;
+	uint8_t flush_type;
+	uint8_t flush_level;
 };
 
 struct RecvWr {

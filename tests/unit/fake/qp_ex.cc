@@ -2,6 +2,7 @@
 // The extended QP interface (ibv_qp_ex): work requests built one call at a
 // time between ibv_wr_start and ibv_wr_complete. The requests are recorded
 // with the others in fake::sends() once ibv_wr_complete commits them.
+#include "config.h"
 #include "state.hh"
 
 namespace fake::detail {
@@ -65,23 +66,45 @@ void wr_abort(ibv_qp_ex *qpx)
 	extra->batch.clear();
 }
 
+// A request of the extended interface, as the batch records it.
+SendWr extended_wr(ibv_qp_ex *qpx, ibv_wr_opcode opcode, uint32_t rkey, uint64_t remote_addr)
+{
+	SendWr wr{};
+	wr.qp = &qpx->qp_base;
+	wr.extended = true;
+	wr.wr_id = qpx->wr_id;
+	wr.opcode = opcode;
+	wr.send_flags = qpx->wr_flags;
+	wr.remote_addr = remote_addr;
+	wr.rkey = rkey;
+	return wr;
+}
+
 void wr_atomic_write(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, const void *atomic_wr)
 {
 	QpExtra *extra = building(qpx, "ibv_wr_atomic_write");
 	if (!extra)
 		return;
-	SendWr wr{};
-	wr.qp = &qpx->qp_base;
-	wr.extended = true;
-	wr.wr_id = qpx->wr_id;
-	wr.opcode = IBV_WR_ATOMIC_WRITE;
-	wr.send_flags = qpx->wr_flags;
-	wr.remote_addr = remote_addr;
-	wr.rkey = rkey;
+	SendWr wr = extended_wr(qpx, IBV_WR_ATOMIC_WRITE, rkey, remote_addr);
 	const auto *bytes = static_cast<const uint8_t *>(atomic_wr);
 	wr.data.assign(bytes, bytes + 8);
 	extra->batch.push_back(std::move(wr));
 }
+
+#if HAVE_DECL_IBV_WR_FLUSH
+void wr_flush(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, size_t len, uint8_t type,
+	      uint8_t level)
+{
+	QpExtra *extra = building(qpx, "ibv_wr_flush");
+	if (!extra)
+		return;
+	SendWr wr = extended_wr(qpx, IBV_WR_FLUSH, rkey, remote_addr);
+	wr.flush_len = len;
+	wr.flush_type = type;
+	wr.flush_level = level;
+	extra->batch.push_back(std::move(wr));
+}
+#endif
 
 } // namespace
 
@@ -93,6 +116,10 @@ void init_qp_ex(ibv_qp_ex *qpx, uint64_t send_ops_flags)
 	// as providers do, only the operations asked for are available
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
 		qpx->wr_atomic_write = wr_atomic_write;
+#if HAVE_DECL_IBV_WR_FLUSH
+	if (send_ops_flags & IBV_QP_EX_WITH_FLUSH)
+		qpx->wr_flush = wr_flush;
+#endif
 }
 
 } // namespace fake::detail

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# tests/platforms/in-vm.sh SRCDIR BUILDDIR -- one cell of the platform
+# matrix, inside the test VM (tests/vm/run --nvdimm): the integration tests
+# of the native operations, of ODP and of the data path, then the examples
+# on FS DAX where the device pages on demand. Prints each part's counts and
+# a closing "N passed, N failed, N skipped" line; exits 0 if none failed.
+set -u
+src=${1:?usage: in-vm.sh SRCDIR BUILDDIR}
+build=${2:?usage: in-vm.sh SRCDIR BUILDDIR}
+: "${RPMA_TEST_IP:?run in the test VM}"
+port=${RPMA_TEST_PORT:-7204}
+passed=0 failed=0 skipped=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo none; }
+echo "platform: kernel $(uname -r), Debian $(cat /etc/debian_version)," \
+	"rdma-core $(version rdma-core)"
+
+# part NAME CMD...: adds CMD's closing counts; exit status 77 is a skip
+part() {
+	local name=$1 rc p=0 f=0 s=0 line
+	shift
+	echo "##### $name"
+	"$@" 2>&1 | tee "$log" | grep -E '^\[ +(OK|FAIL|SKIP) +\]|^  (failure|error)|^=== .*: (passed|FAILED)$|passed, [0-9]+ failed'
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[4]:-0}
+	fi
+	if ((rc != 0 && rc != 77 && f == 0)); then
+		echo "##### $name exited with $rc"
+		f=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+
+it=$build/tests/integration/rpma-integration
+RPMA_TEST_PORT=$port part "native operations" timeout -k 10 300 "$it" NativeOps
+RPMA_TEST_PORT=$((port + 20)) part "on-demand paging" timeout -k 10 300 "$it" Odp
+RPMA_TEST_PORT=$((port + 40)) part "data path" timeout -k 10 300 "$it" DataTest
+
+if [[ -z "${RPMA_TEST_FSDAX:-}" ]]; then
+	echo "##### SKIP examples on FS DAX: no FS DAX mount"
+	skipped=$((skipped + 1))
+elif ! ibv_devinfo -v -d "${RPMA_TEST_DEV:-rxe0}" | grep -A1 general_odp_caps |
+	grep -q ODP_SUPPORT; then
+	echo "##### SKIP examples on FS DAX: the device reports no On-Demand Paging"
+	skipped=$((skipped + 1))
+else
+	# a bound well above an example's few seconds here: misplaced data can
+	# leave a server waiting for what never arrives
+	RPMA_EXAMPLE_TIMEOUT=60 part "examples on FS DAX" "$src/examples/run-all.sh" "$build/examples" \
+		"$RPMA_TEST_IP" $((port + 100)) "$RPMA_TEST_FSDAX/examples.pmem"
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+((failed == 0))
