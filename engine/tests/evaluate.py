@@ -21,9 +21,11 @@ class Failed(Exception):
 
 
 # What fio itself writes into its report file ahead of the JSON document:
-# a failed job's "fio: pid=N, err=..." and the note of a signal, and in
-# distributed mode the backend's output, each line prefixed "<host> ".
-FIO_OWN = re.compile(r"fio: pid=\d+, err=|fio: terminating on signal |$")
+# its own messages, each beginning "fio: " (a failed job's "fio: pid=N,
+# err=...", the note of a signal, "fio: first I/O failed..."; the engines'
+# begin with the engine's name), and in distributed mode the backend's
+# output, each line prefixed "<host> ".
+FIO_OWN = re.compile(r"fio: |$")
 FIO_BACKEND = re.compile(r"<[^>]+> ")
 
 

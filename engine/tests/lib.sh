@@ -118,6 +118,16 @@ fio_client() {
 # shellcheck source=wait.sh
 . "$(dirname "${BASH_SOURCE[0]}")/wait.sh"
 
+# wait_for_text FILE TEXT SECONDS: true once FILE contains TEXT (the rogue
+# peers' notes, safety.sh)
+wait_for_text() {
+	local end=$((SECONDS + $3))
+	until grep -qF -- "$2" "$1" 2>/dev/null; do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
 # server_listens SECONDS: true once the server fio said that it waits for a
 # client (a note: on its standard output or its standard error, by format)
 server_listens() {

@@ -107,9 +107,10 @@ sync_accounting() {
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?
-	(cd /tmp && exec fio --output-format=json --name=client --ioengine=psync \
+	(cd /tmp && exec "${FIO[@]}" --output-format=json --name=client --ioengine=psync \
 		--filename="/tmp/$name" --rw=write --bs=4k --iodepth=1 --size=1m) \
 		>"$case_dir/psync.json" 2>"$case_dir/psync.log"
+	output_file psync.json json
 	rm -f "/tmp/$name"
 	ours=$(accounting "$case_dir/client.json")
 	theirs=$(accounting "$case_dir/psync.json")
