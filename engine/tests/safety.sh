@@ -123,10 +123,20 @@ safety_cases() {
 		fail safety "no ENGINE_CHECK or ROGUE_SERVER (make check builds them)"
 		return
 	fi
-	teardown_order apm
-	teardown_order gpspm
-	bad_response 0
-	bad_response 1
-	failed_post
+	# engine_check interposes free(), which cannot stand beside the
+	# sanitizers' runtime (it must come first and owns the heap)
+	if [[ -n "${FIO_PRELOAD:-}" ]]; then
+		local c
+		for c in apm-teardown-order gpspm-teardown-order gpspm-bad-response-sync0 \
+			gpspm-bad-response-sync1 apm-failed-post; do
+			skip "$c" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
+		done
+	else
+		teardown_order apm
+		teardown_order gpspm
+		bad_response 0
+		bad_response 1
+		failed_post
+	fi
 	sync_accounting
 }
