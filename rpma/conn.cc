@@ -38,6 +38,25 @@ rpma_conn_event translate(rdma_cm_event_type type) noexcept
 
 } // namespace
 
+const char *conn_event_text(rpma_conn_event event) noexcept
+{
+	switch (event) {
+	case RPMA_CONN_UNDEFINED:
+		return "Undefined connection event";
+	case RPMA_CONN_ESTABLISHED:
+		return "Connection established";
+	case RPMA_CONN_CLOSED:
+		return "Connection closed";
+	case RPMA_CONN_LOST:
+		return "Connection lost";
+	case RPMA_CONN_REJECTED:
+		return "Connection rejected";
+	case RPMA_CONN_UNREACHABLE:
+		return "Connection unreachable";
+	}
+	return "Unsupported connection event";
+}
+
 Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues,
 	   PrivateData private_data)
 	: id_(std::move(id)), queues_(std::move(queues)), private_data_(std::move(private_data)),
@@ -118,7 +137,7 @@ int Conn::next_event(rpma_conn_event *event) noexcept
 		RPMA_LOG_WARNING("Unexpected event received: %s", rdma_event_str(type));
 		return RPMA_E_UNKNOWN;
 	}
-	RPMA_LOG_NOTICE("%s", rpma_utils_conn_event_2str(translated));
+	RPMA_LOG_NOTICE("%s", conn_event_text(translated));
 	*event = translated;
 	return 0;
 }

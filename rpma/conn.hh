@@ -21,6 +21,10 @@ namespace rpma {
 
 class Peer;
 
+// The words for a connection event, as rpma_utils_conn_event_2str() returns
+// them.
+const char *conn_event_text(rpma_conn_event event) noexcept;
+
 class Conn {
 public:
 	// Moves the id onto an event channel of the connection's own and

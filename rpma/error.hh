@@ -14,11 +14,14 @@ class Error : public std::exception {
 public:
 	explicit Error(int code) noexcept : code_(code) {}
 	int code() const noexcept { return code_; }
-	const char *what() const noexcept override { return rpma_err_2str(code_); }
+	const char *what() const noexcept override;
 
 private:
 	int code_;
 };
+
+// The words for an RPMA_E_* code (and 0), as rpma_err_2str() returns them.
+const char *error_text(int code) noexcept;
 
 // Logs "<call> failed: <strerror(err)>", sets errno to err, remembers it
 // for this thread (last_provider_errno) and returns RPMA_E_PROVIDER.
