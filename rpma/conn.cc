@@ -142,6 +142,36 @@ int Conn::next_event(rpma_conn_event *event) noexcept
 	return 0;
 }
 
+int Conn::flush_refusal(const MrRemote &dst, size_t dst_offset, size_t len,
+			rpma_flush_type type) const noexcept
+{
+	// the flushed range, and the bytes the emulated flush reads, must be
+	// the region's (upstream posts them unchecked)
+	if (!dst.holds(dst_offset, len) || !dst.holds(dst_offset, flush_length))
+		return RPMA_E_INVAL;
+	switch (type) {
+	case RPMA_FLUSH_TYPE_PERSISTENT:
+		if (!direct_write_to_pmem()) {
+			RPMA_LOG_ERROR("Connection does not support flush to persistency. "
+				       "Check if the remote node supports direct write to persistent memory.");
+			return RPMA_E_NOSUPP;
+		}
+		if (!(dst.usage() & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) {
+			RPMA_LOG_ERROR("The remote memory region does not support flushing to persistency");
+			return RPMA_E_NOSUPP;
+		}
+		return 0;
+	case RPMA_FLUSH_TYPE_VISIBILITY:
+		if (!(dst.usage() & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)) {
+			RPMA_LOG_ERROR("The remote memory region does not support flushing to global visibility");
+			return RPMA_E_NOSUPP;
+		}
+		return 0;
+	}
+	// upstream posts an unknown type unchecked; its manual promises INVAL
+	return RPMA_E_INVAL;
+}
+
 int Conn::wait(Cq **cq, bool *is_rcq) noexcept
 {
 	ibv_comp_channel *channel = shared_channel();

@@ -115,10 +115,13 @@ public:
 	// responder flushes the range itself. Otherwise read-after-write: an
 	// 8-byte RDMA read of the flushed range cannot pass the writes before it
 	// on the same RC queue pair, so its completion means they were placed
-	// (persistent where Direct Write to PMem holds); len and type are moot.
+	// (persistent where Direct Write to PMem holds). Either way only a flush
+	// the connection and the region promise is posted (flush_refusal).
 	int flush(const MrRemote &dst, size_t dst_offset, size_t len, rpma_flush_type type,
 		  int flags, const void *op_context) noexcept
 	{
+		if (int ret = flush_refusal(dst, dst_offset, len, type)) [[unlikely]]
+			return ret;
 		if (native_flush_)
 			return native_flush(dst, dst_offset, len, type, flags, op_context);
 		ibv_send_wr wr = work_request(IBV_WR_RDMA_READ, flags, op_context);
@@ -237,6 +240,11 @@ private:
 		return 0;
 	}
 
+	// RPMA_E_INVAL for a range outside the region or an unknown type,
+	// RPMA_E_NOSUPP for a type the region (or, persistent, the peer) does
+	// not offer; else 0.
+	int flush_refusal(const MrRemote &dst, size_t dst_offset, size_t len,
+			  rpma_flush_type type) const noexcept;
 	int native_atomic_write(const MrRemote &dst, size_t dst_offset, const char src[8],
 				int flags, const void *op_context) noexcept;
 	int native_flush(const MrRemote &dst, size_t dst_offset, size_t len, rpma_flush_type type,

@@ -24,6 +24,8 @@ bool shares_channel_with_srq_rcq(const ConnCfg::Values &cfg) noexcept
 
 ConnQueues::ConnQueues(Peer &peer, rdma_cm_id *id, const ConnCfg::Values &cfg)
 {
+	if (shares_channel_with_srq_rcq(cfg))
+		throw Error(RPMA_E_INVAL);
 	ibv_context *context = id->verbs;
 	if (cfg.shared_channel) {
 		errno = 0;

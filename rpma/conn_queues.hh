@@ -17,7 +17,8 @@ class Peer;
 
 class ConnQueues {
 public:
-	// Creates the queues on the device `id` was resolved or bound to.
+	// Creates the queues on the device `id` was resolved or bound to;
+	// RPMA_E_INVAL for shares_channel_with_srq_rcq(cfg).
 	ConnQueues(Peer &peer, rdma_cm_id *id, const ConnCfg::Values &cfg);
 	ConnQueues(ConnQueues &&) noexcept = default;
 

@@ -18,6 +18,9 @@ ConnReq::ConnReq(Peer &peer, CmIdOwner id, bool incoming, PrivateData private_da
 std::unique_ptr<ConnReq> ConnReq::outgoing(Peer &peer, const char *addr, const char *port,
 					   const ConnCfg::Values &cfg)
 {
+	// refused before the address is resolved, as upstream does
+	if (shares_channel_with_srq_rcq(cfg))
+		throw Error(RPMA_E_INVAL);
 	const AddrInfoOwner info = resolve_address(addr, port, AddressRole::active);
 	// no event channel: the resolution below runs synchronously
 	CmIdOwner id = create_cm_id(nullptr);

@@ -19,7 +19,8 @@ class Peer;
 
 class ConnReq {
 public:
-	// Resolves addr:port within cfg.timeout_ms and creates the queues.
+	// Resolves addr:port within cfg.timeout_ms and creates the queues;
+	// RPMA_E_INVAL, before resolving, for shares_channel_with_srq_rcq(cfg).
 	static std::unique_ptr<ConnReq> outgoing(Peer &peer, const char *addr, const char *port,
 						 const ConnCfg::Values &cfg);
 

@@ -29,6 +29,9 @@ int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
 		      bool &dropped)
 {
 	dropped = false;
+	// refused before the request is taken: it stays for another call
+	if (shares_channel_with_srq_rcq(cfg))
+		return RPMA_E_INVAL;
 	CmEvent event;
 	if (int ret = next_cm_event(events_.get(), event))
 		return ret;

@@ -23,6 +23,8 @@ public:
 	// it an rpma request with queues shaped by cfg. Returns 0 and sets req,
 	// or an RPMA_E_* code; `dropped` tells that a request arrived but was
 	// dropped (the caller's handle is then cleared, as upstream does).
+	// RPMA_E_INVAL, leaving the request queued, for
+	// shares_channel_with_srq_rcq(cfg).
 	int next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
 			  bool &dropped);
 

@@ -50,6 +50,8 @@ ibv_mr *register_region(ibv_pd *pd, void *ptr, size_t size, int access)
 
 MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 {
+	if (usage == 0 || (usage & ~mr_usage_all))
+		throw Error(RPMA_E_INVAL);
 	int access = peer.access_for(usage);
 	mr_ = MrOwner(register_region(peer.pd(), ptr, size, access));
 	if (mr_)

@@ -32,6 +32,7 @@ public:
 
 	// Registers [ptr, ptr + size) for the given usages, retrying with
 	// On-Demand Paging where plain registration is not supported (FS DAX).
+	// No usage, or a bit beyond RPMA_MR_USAGE_*, throws RPMA_E_INVAL.
 	MrLocal(Peer &peer, void *ptr, size_t size, int usage);
 
 	void descriptor(void *desc) const noexcept;

@@ -10,8 +10,6 @@ RPMA_EXPORT int rpma_conn_req_new(rpma_peer *peer, const char *addr, const char 
 	if (!peer || !addr || !port || !req_ptr)
 		return RPMA_E_INVAL;
 	const ConnCfg::Values values = cfg ? impl(cfg)->values() : ConnCfg::defaults();
-	if (shares_channel_with_srq_rcq(values))
-		return RPMA_E_INVAL;
 	return create(req_ptr, [&] { return ConnReq::outgoing(*impl(peer), addr, port, values); });
 }
 

@@ -81,33 +81,6 @@ RPMA_EXPORT int rpma_flush(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offs
 {
 	if (!conn || !dst || flags == 0) [[unlikely]]
 		return RPMA_E_INVAL;
-	// the flushed range, and the bytes the emulated flush reads, must be
-	// the region's (upstream posts them unchecked)
-	if (!impl(dst)->holds(dst_offset, len) || !impl(dst)->holds(dst_offset, Conn::flush_length))
-		[[unlikely]] return RPMA_E_INVAL;
-	const int usage = impl(dst)->usage();
-	switch (type) {
-	case RPMA_FLUSH_TYPE_PERSISTENT:
-		if (!impl(conn)->direct_write_to_pmem()) [[unlikely]] {
-			RPMA_LOG_ERROR("Connection does not support flush to persistency. "
-				       "Check if the remote node supports direct write to persistent memory.");
-			return RPMA_E_NOSUPP;
-		}
-		if (!(usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) [[unlikely]] {
-			RPMA_LOG_ERROR("The remote memory region does not support flushing to persistency");
-			return RPMA_E_NOSUPP;
-		}
-		break;
-	case RPMA_FLUSH_TYPE_VISIBILITY:
-		if (!(usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)) [[unlikely]] {
-			RPMA_LOG_ERROR("The remote memory region does not support flushing to global visibility");
-			return RPMA_E_NOSUPP;
-		}
-		break;
-	default:
-		// upstream posts an unknown type unchecked; its manual promises INVAL
-		return RPMA_E_INVAL;
-	}
 	return impl(conn)->flush(*impl(dst), dst_offset, len, type, flags, op_context);
 }
 

@@ -31,8 +31,6 @@ RPMA_EXPORT int rpma_ep_next_conn_req(rpma_ep *ep, const rpma_conn_cfg *cfg,
 	if (!ep || !req_ptr)
 		return RPMA_E_INVAL;
 	const ConnCfg::Values values = cfg ? impl(cfg)->values() : ConnCfg::defaults();
-	if (shares_channel_with_srq_rcq(values))
-		return RPMA_E_INVAL;
 	return guarded([&] {
 		std::unique_ptr<ConnReq> req;
 		bool dropped = false;

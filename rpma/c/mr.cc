@@ -9,8 +9,6 @@ RPMA_EXPORT int rpma_mr_reg(rpma_peer *peer, void *ptr, size_t size, int usage,
 {
 	if (!peer || !ptr || size == 0 || !mr_ptr)
 		return RPMA_E_INVAL;
-	if (usage == 0 || (usage & ~mr_usage_all))
-		return RPMA_E_INVAL;
 	return create(mr_ptr, [&] { return std::make_unique<MrLocal>(*impl(peer), ptr, size, usage); });
 }
 
