@@ -7,6 +7,7 @@
 #include "conn.hh"
 #include "conn_cfg.hh"
 #include "conn_req.hh"
+#include "descriptor.hh"
 #include "ep.hh"
 #include "error.hh"
 #include "fixture.hh"
@@ -48,6 +49,7 @@ class CoreTest : public Fixture {
 	CPPUNIT_TEST(outgoing_request_refuses_shared_channel_with_srq_rcq);
 	CPPUNIT_TEST(endpoint_refuses_shared_channel_with_srq_rcq);
 	CPPUNIT_TEST(local_region_needs_known_usage);
+	CPPUNIT_TEST(remote_region_needs_usage);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_mr_remote *remote = nullptr;
@@ -148,6 +150,13 @@ public:
 				rpma::MrLocal mr(core(peer), buffer, sizeof(buffer), usage);
 			}));
 		CPPUNIT_ASSERT(fake::registrations().empty());
+	}
+
+	void remote_region_needs_usage()
+	{
+		const auto desc = mr_descriptor(raddr, 4096, rkey, 0);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     thrown([&] { rpma::MrRemote::from_descriptor(desc.data()); }));
 	}
 };
 
