@@ -2,6 +2,7 @@
 #include "addr_info.hh"
 
 #include "error.hh"
+#include "log.hh"
 
 namespace rpma {
 
@@ -16,6 +17,24 @@ AddrInfoOwner resolve_address(const char *addr, const char *port, AddressRole ro
 	if (rdma_getaddrinfo(addr, port, &hints, &info))
 		throw_provider("rdma_getaddrinfo()", errno_or(EIO));
 	return AddrInfoOwner(info);
+}
+
+ibv_context *device_for_address(const char *addr, AddressRole role)
+{
+	const AddrInfoOwner info = resolve_address(addr, nullptr, role);
+	const CmIdOwner id = create_cm_id(nullptr);
+	if (role == AddressRole::passive) {
+		if (rdma_bind_addr(id.get(), info->ai_src_addr))
+			throw_provider("rdma_bind_addr()", errno_or(EIO));
+	} else if (rdma_resolve_addr(id.get(), info->ai_src_addr, info->ai_dst_addr,
+				     RPMA_DEFAULT_TIMEOUT_MS)) {
+		throw_provider("rdma_resolve_addr()", errno_or(EIO));
+	}
+	if (!id->verbs) {
+		RPMA_LOG_ERROR("no RDMA device serves the address %s", addr);
+		throw_logged_provider(ENODEV);
+	}
+	return id->verbs;
 }
 
 } // namespace rpma

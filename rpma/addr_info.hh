@@ -15,4 +15,10 @@ enum class AddressRole {
 // RDMA_PS_TCP; throws rpma::Error(RPMA_E_PROVIDER) on failure.
 AddrInfoOwner resolve_address(const char *addr, const char *port, AddressRole role);
 
+// The device that serves addr: bound to (passive) or routed to (active).
+// The context belongs to librdmacm and outlives the lookup. Throws
+// RPMA_E_PROVIDER, with ENODEV where the address (a wildcard) binds to no
+// device.
+ibv_context *device_for_address(const char *addr, AddressRole role);
+
 } // namespace rpma

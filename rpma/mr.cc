@@ -91,9 +91,44 @@ void MrLocal::descriptor(void *desc) const noexcept
 	bytes[usage_at] = static_cast<uint8_t>(usage_);
 }
 
-MrRemote MrRemote::from_descriptor(const void *desc) noexcept
+int MrLocal::advise(size_t offset, size_t len, int advice, uint32_t flags) const noexcept
+{
+	// one SGE: upstream cuts a 4 GiB length to 0 and advises nothing
+	if (!holds(offset, len))
+		return RPMA_E_INVAL;
+#if HAVE_DECL_IBV_ADVISE_MR
+	ibv_sge sge{address() + offset, static_cast<uint32_t>(len), lkey()};
+	int ret = ibv_advise_mr(pd(), static_cast<ibv_advise_mr_advice>(advice), flags, &sge, 1);
+	switch (ret) {
+	case 0:
+		return 0;
+	case EOPNOTSUPP:
+#if ENOTSUP != EOPNOTSUPP
+	case ENOTSUP:
+#endif
+		RPMA_LOG_INFO("ibv_advise_mr() is not supported by the device");
+		return RPMA_E_NOSUPP;
+	case EFAULT:
+	case EINVAL:
+		RPMA_LOG_ERROR("ibv_advise_mr() rejected the range, advice or flags: %s",
+			       std::strerror(ret));
+		return RPMA_E_INVAL;
+	default:
+		return provider_error("ibv_advise_mr()", ret);
+	}
+#else
+	(void)advice, (void)flags;
+	return RPMA_E_NOSUPP;
+#endif
+}
+
+MrRemote MrRemote::from_descriptor(const void *desc)
 {
 	const auto *bytes = static_cast<const uint8_t *>(desc);
+	if (bytes[usage_at] == 0) {
+		RPMA_LOG_ERROR("usage type of memory is not set");
+		throw Error(RPMA_E_INVAL);
+	}
 	MrRemote mr;
 	mr.address_ = load_le<uint64_t>(bytes + address_at);
 	mr.size_ = load_le<uint64_t>(bytes + size_at);

@@ -48,6 +48,11 @@ public:
 		return len <= max_sge_length && inside(size(), offset, len);
 	}
 
+	// ibv_advise_mr() on [offset, offset + len): RPMA_E_INVAL for a range
+	// that one SGE cannot describe or that the device refuses,
+	// RPMA_E_NOSUPP where the device or rdma-core cannot advise.
+	int advise(size_t offset, size_t len, int advice, uint32_t flags) const noexcept;
+
 	// Deregisters now; 0 or the provider's errno.
 	int release() noexcept { return mr_.reset(); }
 
@@ -58,9 +63,9 @@ private:
 
 class MrRemote {
 public:
-	// Decodes the first 21 bytes of a descriptor (the caller checked the size
-	// and that the usage byte is non-zero).
-	static MrRemote from_descriptor(const void *desc) noexcept;
+	// Decodes the first 21 bytes of a descriptor (the caller checked the
+	// size); a region with no usage throws RPMA_E_INVAL.
+	static MrRemote from_descriptor(const void *desc);
 
 	uint64_t address() const noexcept { return address_; }
 	uint64_t size() const noexcept { return size_; }
@@ -76,11 +81,5 @@ private:
 	uint32_t rkey_ = 0;
 	int usage_ = 0;
 };
-
-// The usage byte of a descriptor (offset 20).
-inline int descriptor_usage(const void *desc) noexcept
-{
-	return static_cast<const uint8_t *>(desc)[MrLocal::descriptor_size - 1];
-}
 
 } // namespace rpma

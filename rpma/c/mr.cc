@@ -63,10 +63,6 @@ RPMA_EXPORT int rpma_mr_remote_from_descriptor(const void *desc, size_t desc_siz
 			       desc_size, MrLocal::descriptor_size);
 		return RPMA_E_INVAL;
 	}
-	if (descriptor_usage(desc) == 0) {
-		RPMA_LOG_ERROR("usage type of memory is not set");
-		return RPMA_E_INVAL;
-	}
 	return create(mr_ptr, [desc] { return std::make_unique<MrRemote>(MrRemote::from_descriptor(desc)); });
 }
 
@@ -97,32 +93,5 @@ RPMA_EXPORT int rpma_mr_advise(rpma_mr_local *mr, size_t offset, size_t len, int
 {
 	if (!mr)
 		return RPMA_E_INVAL; // upstream dereferences it
-	// one SGE: upstream cuts a 4 GiB length to 0 and advises nothing
-	if (!impl(mr)->holds(offset, len))
-		return RPMA_E_INVAL;
-#if HAVE_DECL_IBV_ADVISE_MR
-	const MrLocal &local = *impl(mr);
-	ibv_sge sge{local.address() + offset, static_cast<uint32_t>(len), local.lkey()};
-	int ret = ibv_advise_mr(local.pd(), static_cast<ibv_advise_mr_advice>(advice), flags, &sge, 1);
-	switch (ret) {
-	case 0:
-		return 0;
-	case EOPNOTSUPP:
-#if ENOTSUP != EOPNOTSUPP
-	case ENOTSUP:
-#endif
-		RPMA_LOG_INFO("ibv_advise_mr() is not supported by the device");
-		return RPMA_E_NOSUPP;
-	case EFAULT:
-	case EINVAL:
-		RPMA_LOG_ERROR("ibv_advise_mr() rejected the range, advice or flags: %s",
-			       std::strerror(ret));
-		return RPMA_E_INVAL;
-	default:
-		return provider_error("ibv_advise_mr()", ret);
-	}
-#else
-	(void)offset, (void)len, (void)advice, (void)flags;
-	return RPMA_E_NOSUPP;
-#endif
+	return impl(mr)->advise(offset, len, advice, flags);
 }

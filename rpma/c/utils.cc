@@ -12,33 +12,12 @@ RPMA_EXPORT int rpma_utils_get_ibv_context(const char *addr, rpma_util_ibv_conte
 		return RPMA_E_INVAL;
 	if (type != RPMA_UTIL_IBV_CONTEXT_LOCAL && type != RPMA_UTIL_IBV_CONTEXT_REMOTE)
 		return RPMA_E_INVAL;
-	ibv_context *context = nullptr;
-	int ret = guarded([&] {
-		const bool local = type == RPMA_UTIL_IBV_CONTEXT_LOCAL;
-		const AddrInfoOwner info = resolve_address(
-			addr, nullptr, local ? AddressRole::passive : AddressRole::active);
-		const CmIdOwner id = create_cm_id(nullptr);
-		if (local) {
-			if (rdma_bind_addr(id.get(), info->ai_src_addr))
-				throw_provider("rdma_bind_addr()", errno_or(EIO));
-		} else if (rdma_resolve_addr(id.get(), info->ai_src_addr, info->ai_dst_addr,
-					     RPMA_DEFAULT_TIMEOUT_MS)) {
-			throw_provider("rdma_resolve_addr()", errno_or(EIO));
-		}
-		// the context belongs to librdmacm and outlives the id
-		context = id->verbs;
+	return guarded([&] {
+		*ibv_ctx_ptr = device_for_address(addr, type == RPMA_UTIL_IBV_CONTEXT_LOCAL
+								 ? AddressRole::passive
+								 : AddressRole::active);
 		return 0;
 	});
-	if (ret)
-		return ret;
-	// A wildcard address binds to no device at all.
-	if (!context) {
-		RPMA_LOG_ERROR("no RDMA device serves the address %s", addr);
-		errno = ENODEV;
-		return RPMA_E_PROVIDER;
-	}
-	*ibv_ctx_ptr = context;
-	return 0;
 }
 
 RPMA_EXPORT int rpma_utils_ibv_context_is_odp_capable(ibv_context *ibv_ctx, int *is_odp_capable)
