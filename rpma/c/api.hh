@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The glue of the C API: opaque handles to C++ objects and back, and the
-// guard that turns exceptions into error codes at the boundary.
+// guard that turns exceptions into error codes at the boundary. Each shim
+// includes the headers of the classes it uses.
 #pragma once
 
 #include <cerrno>
@@ -11,21 +12,25 @@
 
 #include "config.h"
 
-#include "../conn.hh"
-#include "../conn_cfg.hh"
-#include "../conn_req.hh"
-#include "../cq.hh"
-#include "../ep.hh"
 #include "../error.hh"
 #include "../log.hh"
-#include "../mr.hh"
-#include "../peer.hh"
-#include "../peer_cfg.hh"
-#include "../srq.hh"
-#include "../srq_cfg.hh"
 #include "librpma.h"
 
 #define RPMA_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace rpma {
+class Conn;
+class ConnCfg;
+class ConnReq;
+class Cq;
+class Ep;
+class MrLocal;
+class MrRemote;
+class Peer;
+class PeerCfg;
+class Srq;
+class SrqCfg;
+} // namespace rpma
 
 namespace rpma::c {
 

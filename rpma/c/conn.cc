@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include "../conn.hh"
+#include "../peer_cfg.hh"
 #include "api.hh"
 
 using namespace rpma;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include "../conn_cfg.hh"
 #include "cfg.hh"
 
 using namespace rpma;

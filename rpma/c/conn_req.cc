@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include "../conn.hh"
+#include "../conn_cfg.hh"
+#include "../conn_req.hh"
+#include "../mr.hh"
 #include "api.hh"
 
 using namespace rpma;

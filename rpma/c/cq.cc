@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include "../cq.hh"
 #include "api.hh"
 
 using namespace rpma;

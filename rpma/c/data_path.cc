@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The data path: argument checks, then one work request posted by Conn.
+#include "../conn.hh"
+#include "../mr.hh"
 #include "api.hh"
 
 using namespace rpma;

@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include "../conn_cfg.hh"
+#include "../conn_req.hh"
+#include "../ep.hh"
 #include "api.hh"
 
 using namespace rpma;

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
+#include "../srq.hh"
+#include "../srq_cfg.hh"
 #include "api.hh"
 
 using namespace rpma;

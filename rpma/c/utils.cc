@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "../addr_info.hh"
+#include "../conn.hh"
+#include "../peer.hh"
 #include "api.hh"
 
 using namespace rpma;
