@@ -6,8 +6,9 @@
 // completed (the completion that finishes it arrived) -> handed to fio
 // (getevents). Of a run of reads committed together only the last is
 // signaled; writes are never signaled, the flushes after them are (APM:
-// rpma_flush; GPSPM: a flush request to the server), shared as
-// inflight.hh says, and posted only when the client has to wait.
+// rpma_flush; GPSPM: a flush request to the server), shared and posted
+// only when the client has to wait (docs/engines.md, "Writes share their
+// flushes").
 //
 // fio frees its io_u buffers before it closes the engine, and after an
 // error it does not wait for the io_us in flight: it asks for them once.

@@ -7,12 +7,9 @@
 // finishes a whole prefix: a signaled read every read up to it, a flush
 // every write and sync up to the newest one it covers.
 //
-// Flushes are coalesced. A write only records its range; the flushes are
-// taken out when the client has to wait for a completion: fio asks for
-// one (its queue is full, it has nothing more to submit, or it is about
-// to pause: rate limits, thinktime, the end of the job) and none is left.
-// So the writes fio commits meanwhile share one flush, and an io_u still
-// completes only after a flush posted after its write.
+// A write only records its range; the flushes are taken out when the
+// client has to wait, shared as docs/engines.md ("Writes share their
+// flushes") explains.
 #ifndef RPMA_ENGINE_INFLIGHT_HH
 #define RPMA_ENGINE_INFLIGHT_HH
 
@@ -32,11 +29,8 @@ struct Flush {
 
 class InFlight {
 public:
-	// Which writes may share a flush: ANY when a flush orders everything
-	// posted before it whatever its range (APM: an RDMA read after the
-	// writes), ADJACENT when it acts on its range only (GPSPM: the server
-	// persists that range, and persisting the gaps between random writes
-	// would cost more than the messages saved).
+	// Which writes may share a flush: ANY (APM) or only ADJACENT ranges
+	// (GPSPM); docs/engines.md says why.
 	enum class Merge { ANY, ADJACENT };
 
 	// Takes all the memory: at most `depth` io_us are ever in flight.
