@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "conn.hh"
 #include "fixture.hh"
+#include "out_of_memory.hh"
 
 namespace unit {
 
@@ -51,6 +53,8 @@ class ConnReqTest : public Fixture {
 	CPPUNIT_TEST(connect_registers_flush_buffer);
 	CPPUNIT_TEST(flush_buffer_has_pages_of_its_own);
 	CPPUNIT_TEST(connect_failures_consume_request);
+	CPPUNIT_TEST(new_out_of_memory);
+	CPPUNIT_TEST(connect_out_of_memory);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_conn_req *const sentinel = reinterpret_cast<rpma_conn_req *>(0x1234);
@@ -624,6 +628,32 @@ public:
 			CPPUNIT_ASSERT_MESSAGE(what, out == conn_sentinel);
 		}
 		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_shutdown(&ep));
+		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
+	}
+
+	void new_out_of_memory()
+	{
+		make_peer();
+		rpma_conn_req *out = sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
+			return rpma_conn_req_new(peer, address, service, nullptr, &out);
+		}));
+		CPPUNIT_ASSERT(out == sentinel);
+		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
+	}
+
+	// The request is consumed whatever the outcome. Only the connection
+	// object's allocation fails: the fake allocates as it releases the
+	// request's resources.
+	void connect_out_of_memory()
+	{
+		make_outgoing_req();
+		rpma_conn *out = conn_sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory_for(sizeof(rpma::Conn), [&] {
+			return rpma_conn_req_connect(&req, nullptr, &out);
+		}));
+		CPPUNIT_ASSERT(!req);
+		CPPUNIT_ASSERT(out == conn_sentinel);
 		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
 	}
 };

@@ -2,6 +2,7 @@
 // rpma_conn_* (but the data path): events, private data, queues, the shared
 // completion channel, disconnection and deletion.
 #include "fixture.hh"
+#include "out_of_memory.hh"
 
 namespace unit {
 
@@ -38,6 +39,7 @@ class ConnTest : public Fixture {
 	CPPUNIT_TEST(delete_releases_everything);
 	CPPUNIT_TEST(delete_failures_still_clear);
 	CPPUNIT_TEST(delete_destroys_the_qp_before_deregistering);
+	CPPUNIT_TEST(next_event_out_of_memory);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_conn_cfg *shared_cfg(uint32_t rcq_size)
@@ -472,6 +474,21 @@ public:
 						     fake::live_objects());
 			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_delete(&peer));
 		}
+	}
+
+	// No room for the peer's private data: the event is acknowledged and
+	// lost, as upstream's is.
+	void next_event_out_of_memory()
+	{
+		make_conn();
+		const std::vector<uint8_t> accepted(77, 1);
+		fake::queue_cm_event(RDMA_CM_EVENT_ESTABLISHED, accepted);
+		rpma_conn_event event = RPMA_CONN_UNDEFINED;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory_for(accepted.size(), [&] {
+			return rpma_conn_next_event(conn, &event);
+		}));
+		CPPUNIT_ASSERT_EQUAL(RPMA_CONN_UNDEFINED, event);
+		CPPUNIT_ASSERT(private_data().empty());
 	}
 };
 

@@ -289,6 +289,9 @@ public:
 		fake::fail(fake::Call::ibv_post_send, ENOMEM);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
 				     rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+		fake::fail(fake::Call::ibv_post_send, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_write_atomic(conn, remote, 0, local, 0,
+									RPMA_F_COMPLETION_ALWAYS, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
 
@@ -375,6 +378,9 @@ public:
 		fake::fail(fake::Call::ibv_wr_complete, EIO);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
 				     rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+		fake::fail(fake::Call::ibv_post_send, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_write_atomic(conn, remote, 0, local, 0,
+									RPMA_F_COMPLETION_ALWAYS, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
 

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include "fixture.hh"
+#include "out_of_memory.hh"
 
 namespace unit {
 
@@ -28,6 +29,8 @@ class EpTest : public Fixture {
 	CPPUNIT_TEST(next_conn_req_resource_failure_rejects);
 	CPPUNIT_TEST(next_conn_req_ack_failure_deletes_request);
 	CPPUNIT_TEST(next_conn_req_rejects_shared_channel_with_srq_rcq);
+	CPPUNIT_TEST(listen_out_of_memory);
+	CPPUNIT_TEST(next_conn_req_out_of_memory);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_ep *const sentinel = reinterpret_cast<rpma_ep *>(0x1234);
@@ -320,6 +323,29 @@ public:
 		rpma_conn_req *out = req_sentinel;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_ep_next_conn_req(ep, conn_cfg, &out));
 		CPPUNIT_ASSERT(out == req_sentinel);
+		CPPUNIT_ASSERT(fake::qps().empty());
+	}
+
+	void listen_out_of_memory()
+	{
+		make_peer();
+		rpma_ep *out = sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
+			return rpma_ep_listen(peer, address, service, &out);
+		}));
+		CPPUNIT_ASSERT(out == sentinel);
+		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
+	}
+
+	void next_conn_req_out_of_memory()
+	{
+		listen();
+		const std::vector<uint8_t> from_client(77, 1);
+		fake::queue_cm_event(RDMA_CM_EVENT_CONNECT_REQUEST, from_client);
+		rpma_conn_req *out = req_sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory_for(from_client.size(), [&] {
+			return rpma_ep_next_conn_req(ep, nullptr, &out);
+		}));
 		CPPUNIT_ASSERT(fake::qps().empty());
 	}
 };

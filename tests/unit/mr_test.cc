@@ -65,6 +65,7 @@ class MrTest : public Fixture {
 	CPPUNIT_TEST(advise_maps_errors);
 	CPPUNIT_TEST(advise_unsupported_by_device);
 	CPPUNIT_TEST(advise_refuses_what_an_sge_cannot_hold);
+	CPPUNIT_TEST(reg_out_of_memory);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_mr_local *const sentinel = reinterpret_cast<rpma_mr_local *>(0x1234);
@@ -480,6 +481,18 @@ public:
 			fake::fail(fake::Call::ibv_advise_mr, c.err);
 			CPPUNIT_ASSERT_EQUAL(c.expected, rpma_mr_advise(mr, 0, 8, 0, 0));
 		}
+	}
+
+	void reg_out_of_memory()
+	{
+		make_peer();
+		char buffer[64];
+		rpma_mr_local *out = sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
+			return rpma_mr_reg(peer, buffer, sizeof(buffer), RPMA_MR_USAGE_READ_SRC, &out);
+		}));
+		CPPUNIT_ASSERT(out == sentinel);
+		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
 	}
 };
 

@@ -9,6 +9,7 @@
 namespace {
 
 bool allocations_fail = false;
+std::size_t failing_size = 0;
 
 } // namespace
 
@@ -19,11 +20,16 @@ void set_allocations_fail(bool fail) noexcept
 	allocations_fail = fail;
 }
 
+void set_failing_size(std::size_t size) noexcept
+{
+	failing_size = size;
+}
+
 } // namespace unit
 
 void *operator new(std::size_t size)
 {
-	if (allocations_fail)
+	if (allocations_fail && (failing_size == 0 || size == failing_size))
 		throw std::bad_alloc();
 	if (void *p = std::malloc(size ? size : 1))
 		return p;

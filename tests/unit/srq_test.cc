@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rpma_srq_*: the shared receive queue, its own receive CQ and receives.
 #include "fixture.hh"
+#include "out_of_memory.hh"
 
 namespace unit {
 
@@ -21,6 +22,7 @@ class SrqTest : public Fixture {
 	CPPUNIT_TEST(recv_zero_bytes);
 	CPPUNIT_TEST(recv_failure_is_provider_error);
 	CPPUNIT_TEST(recv_refuses_what_an_sge_cannot_hold);
+	CPPUNIT_TEST(new_out_of_memory);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_srq *const sentinel = reinterpret_cast<rpma_srq *>(0x1234);
@@ -205,6 +207,16 @@ public:
 				return rpma_srq_recv(srq, mr, offset, len, nullptr);
 			},
 			buffer, sizeof(buffer));
+	}
+
+	void new_out_of_memory()
+	{
+		make_peer();
+		rpma_srq *out = sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM,
+				     out_of_memory([&] { return rpma_srq_new(peer, nullptr, &out); }));
+		CPPUNIT_ASSERT(out == sentinel);
+		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
 	}
 };
 
