@@ -104,6 +104,34 @@ class NativeOpsTest : public CppUnit::TestFixture {
 			local_mem_.size(), usage);
 	}
 
+	// Stores `value` at dst + offset with rpma_atomic_write and waits for
+	// its completion; returns the completion's opcode.
+	int store(rpma_mr_remote *dst, size_t offset, const void *value)
+	{
+		static const int ctx = 0;
+		RPMA_OK(rpma_atomic_write(client(), dst, offset,
+			static_cast<const char *>(value), RPMA_F_COMPLETION_ALWAYS,
+			&ctx));
+		return expect_success(client_cq(), &ctx).opcode;
+	}
+
+	// One store of 8 bytes at `offset` of a zeroed region of the server,
+	// through a client with `native_ops`: the region must hold them there
+	// and nothing else; returns the completion's opcode.
+	int store_once(const char *native_ops, size_t offset)
+	{
+		std::vector<unsigned char> mem(SIZE, 0);
+		connect(native_ops);
+		MrLocal mr = expose(mem.data(), SIZE, RPMA_MR_USAGE_WRITE_DST);
+		MrRemote dst = remote_of(mr.get());
+		const char value[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+		const int opcode = store(dst.get(), offset, value);
+		std::vector<unsigned char> expected(SIZE, 0);
+		std::memcpy(expected.data() + offset, value, sizeof(value));
+		CPPUNIT_ASSERT(mem == expected);
+		return opcode;
+	}
+
 	// `len` bytes of local_mem_ (seeded) written to dst, no completion
 	void write_pattern(rpma_mr_remote *dst, const rpma_mr_local *src,
 		size_t len, uint32_t seed)
@@ -126,36 +154,14 @@ public:
 	// the rule's default: a capable device alone changes nothing
 	void atomic_write_emulated_unless_enabled()
 	{
-		std::vector<unsigned char> mem(SIZE, 0);
-		connect("flush");
-		MrLocal mr = expose(mem.data(), SIZE, RPMA_MR_USAGE_WRITE_DST);
-		MrRemote dst = remote_of(mr.get());
-		const char value[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-		static const int ctx = 0;
-		RPMA_OK(rpma_atomic_write(client(), dst.get(), 8, value,
-			RPMA_F_COMPLETION_ALWAYS, &ctx));
-		ibv_wc wc = expect_success(client_cq(), &ctx);
-		CPPUNIT_ASSERT_EQUAL((int)IBV_WC_RDMA_WRITE, (int)wc.opcode);
-		CPPUNIT_ASSERT(std::memcmp(mem.data() + 8, value, 8) == 0);
+		CPPUNIT_ASSERT_EQUAL((int)IBV_WC_RDMA_WRITE, store_once("flush", 8));
 	}
 
 	void atomic_write_native()
 	{
 		need_native_atomic_write();
-		std::vector<unsigned char> mem(SIZE, 0);
-		connect("atomic_write");
-		MrLocal mr = expose(mem.data(), SIZE, RPMA_MR_USAGE_WRITE_DST);
-		MrRemote dst = remote_of(mr.get());
-		const char value[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-		static const int ctx = 0;
-		RPMA_OK(rpma_atomic_write(client(), dst.get(), 24, value,
-			RPMA_F_COMPLETION_ALWAYS, &ctx));
-		ibv_wc wc = expect_success(client_cq(), &ctx);
 		CPPUNIT_ASSERT_EQUAL_MESSAGE("not the native atomic write",
-			(int)IBV_WC_ATOMIC_WRITE, (int)wc.opcode);
-		std::vector<unsigned char> expected(SIZE, 0);
-		std::memcpy(expected.data() + 24, value, sizeof(value));
-		CPPUNIT_ASSERT(mem == expected);
+			(int)IBV_WC_ATOMIC_WRITE, store_once("atomic_write", 24));
 	}
 
 	// A reader on the responder's side never sees a mix of two values.
@@ -182,15 +188,10 @@ public:
 				std::this_thread::yield();
 			}
 		});
-		static const int ctx = 0;
 		bool all_native = true;
-		for (int i = 0; i < 200; i++) {
-			RPMA_OK(rpma_atomic_write(client(), dst.get(), 0,
-				reinterpret_cast<const char *>(&values[i % 2]),
-				RPMA_F_COMPLETION_ALWAYS, &ctx));
-			ibv_wc wc = expect_success(client_cq(), &ctx);
-			all_native &= wc.opcode == IBV_WC_ATOMIC_WRITE;
-		}
+		for (int i = 0; i < 200; i++)
+			all_native &= store(dst.get(), 0, &values[i % 2]) ==
+				IBV_WC_ATOMIC_WRITE;
 		stop = true;
 		reader.join();
 		CPPUNIT_ASSERT(all_native);
