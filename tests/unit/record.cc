@@ -2,15 +2,14 @@
 // Which RPMA_E_* codes the unit tests saw each public function return. The
 // programs are linked with --wrap=<function> for every RECORD below (the
 // list in Makefile.am is read from this file), so each call of the C API
-// passes through a recorder. With RPMA_UNIT_ERRORS_DIR set, a program that
-// ran its whole suite writes what it saw there (write_seen_errors); the
-// manual's check compares each page's ERRORS with the union
+// passes through a recorder. With RPMA_UNIT_ERRORS_DIR set (make check
+// sets it, and runs whole suites), a program writes what it saw there as it
+// exits; the manual's check compares each page's ERRORS with the union
 // (docs/man/mancheck.py errors).
-#include "record.hh"
+#include <errno.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -65,15 +64,8 @@ int note(Seen &seen, int ret) noexcept
 	return ret;
 }
 
-} // namespace
-
-bool write_seen_errors(const char *program)
+bool write_seen_errors(const std::string &path)
 {
-	const char *dir = std::getenv("RPMA_UNIT_ERRORS_DIR");
-	if (!dir)
-		return true;
-	const char *slash = std::strrchr(program, '/');
-	const std::string path = std::string(dir) + "/" + (slash ? slash + 1 : program) + ".txt";
 	std::FILE *out = std::fopen(path.c_str(), "w");
 	if (!out)
 		return false;
@@ -91,6 +83,22 @@ bool write_seen_errors(const char *program)
 	}
 	return std::fclose(out) == 0;
 }
+
+// Defined after every Seen: destroyed before them.
+struct WriteAtExit {
+	~WriteAtExit()
+	{
+		const char *dir = std::getenv("RPMA_UNIT_ERRORS_DIR");
+		if (!dir)
+			return;
+		const std::string path =
+			std::string(dir) + "/" + program_invocation_short_name + ".txt";
+		if (!write_seen_errors(path))
+			std::fprintf(stderr, "cannot write the codes seen to %s\n", path.c_str());
+	}
+};
+
+} // namespace
 
 } // namespace unit
 
@@ -354,3 +362,7 @@ RECORD(rpma_write_atomic,
 RECORD(rpma_write_with_imm,
        (struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset, const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags, uint32_t imm, const void *op_context),
        (conn, dst, dst_offset, src, src_offset, len, flags, imm, op_context))
+
+namespace {
+const unit::WriteAtExit write_at_exit;
+}
