@@ -112,11 +112,11 @@ int Server::expose(fio_file *f)
 	if (mem_.kind() != Memory::Kind::FsDax)
 		return 0;
 	if (soft_roce_)
-		note("%s[%u]: warning: %s is Soft-RoCE (rxe), whose On-Demand Paging "
-			"(Linux 7.2.13 at least) places each write and read at the "
-			"start of its page: the clients' data would be misplaced; "
-			"serve a Device DAX over rxe\n", td_->io_ops->name,
-			td_->thread_number, f->file_name);
+		note("%s[%u]: warning: serving %s over Soft-RoCE (rxe), whose "
+			"On-Demand Paging (Linux 7.2.13 at least) places each write "
+			"and read at the start of its page: the clients' data would "
+			"be misplaced; serve a Device DAX over rxe\n",
+			td_->io_ops->name, td_->thread_number, f->file_name);
 	// FS DAX is registered on demand (ODP): fault the pages in now rather
 	// than at the client's first writes, which would stall on them.
 	ret = rpma_mr_advise(mr_, 0, mem_.size(),
