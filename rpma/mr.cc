@@ -97,6 +97,7 @@ MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 	mr_ = MrOwner(register_region(peer.pd(), ptr, size, access | IBV_ACCESS_ON_DEMAND));
 	if (!mr_)
 		throw_provider("ibv_reg_mr() with On-Demand Paging (FS DAX?)", errno_or(EIO));
+	on_demand_ = true;
 	warn_if_soft_roce(peer.context());
 }
 

@@ -41,6 +41,8 @@ public:
 	uint64_t address() const noexcept { return reinterpret_cast<uintptr_t>(mr_->addr); }
 	ibv_pd *pd() const noexcept { return mr_->pd; }
 	int usage() const noexcept { return usage_; }
+	// Whether the region was registered with On-Demand Paging.
+	bool on_demand() const noexcept { return on_demand_; }
 	// Whether one SGE can describe [offset, offset + len) of the region.
 	bool holds(size_t offset, size_t len) const noexcept
 	{
@@ -53,6 +55,7 @@ public:
 private:
 	MrOwner mr_;
 	int usage_;
+	bool on_demand_ = false;
 };
 
 class MrRemote {

@@ -104,6 +104,14 @@ RPMA_EXPORT int rpma_mr_advise(rpma_mr_local *mr, size_t offset, size_t len, int
 		return RPMA_E_INVAL;
 #if HAVE_DECL_IBV_ADVISE_MR
 	const MrLocal &local = *impl(mr);
+	// Only a region that pages on demand has pages to prefetch. rxe of
+	// Linux 7.2.13 takes any region for one (rxe_ib_advise_mr() never
+	// checks) and faults in the kernel, so the device is not asked.
+	if (!local.on_demand()) {
+		RPMA_LOG_ERROR("the region was not registered with On-Demand Paging: "
+			       "nothing to advise");
+		return RPMA_E_INVAL;
+	}
 	ibv_sge sge{local.address() + offset, static_cast<uint32_t>(len), local.lkey()};
 	int ret = ibv_advise_mr(local.pd(), static_cast<ibv_advise_mr_advice>(advice), flags, &sge, 1);
 	switch (ret) {
