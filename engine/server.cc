@@ -23,6 +23,11 @@ Server *server_of(thread_data *td)
 constexpr int ESTABLISH_TIMEOUT_MS = 10000;
 constexpr int GOODBYE_TIMEOUT_MS = 5000;
 
+// rxe's vendor id. Its On-Demand Paging (Linux 7.2.13 at least) places every
+// access at the start of its page while reporting success: what FS DAX,
+// registered on demand, is served through.
+constexpr uint32_t SOFT_ROCE_VENDOR_ID = 0xffffff;
+
 }
 
 Server::~Server()
@@ -56,6 +61,9 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	}
 	if ((ret = rpma_peer_new(dev, &s->peer_)))
 		return rpma_failed(td, "rpma_peer_new", ret);
+	ibv_device_attr attr{};
+	s->soft_roce_ = ibv_query_device(dev, &attr) == 0 &&
+		attr.vendor_id == SOFT_ROCE_VENDOR_ID;
 	s->link_.watch(dev, o.serverip, true);
 	// The job's one I/O is the serving of its connection; iodepth= is
 	// the GPSPM server's message slots. Left above 1, it would make fio
@@ -103,6 +111,12 @@ int Server::expose(fio_file *f)
 		return rpma_failed(td_, "rpma_mr_reg", ret);
 	if (mem_.kind() != Memory::Kind::FsDax)
 		return 0;
+	if (soft_roce_)
+		note("%s[%u]: warning: serving %s over Soft-RoCE (rxe), whose "
+			"On-Demand Paging (Linux 7.2.13 at least) places each write "
+			"and read at the start of its page: the clients' data would "
+			"be misplaced; serve a Device DAX over rxe\n",
+			td_->io_ops->name, td_->thread_number, f->file_name);
 	// FS DAX is registered on demand (ODP): fault the pages in now rather
 	// than at the client's first writes, which would stall on them.
 	ret = rpma_mr_advise(mr_, 0, mem_.size(),

@@ -72,6 +72,7 @@ private:
 
 	rpma_mr_local *mr_ = nullptr;
 	bool served_ = false;
+	bool soft_roce_ = false;	// the device is rxe (FS DAX: a warning)
 	LinkWatch link_;
 };
 

@@ -10,7 +10,11 @@
 #   base-port  example i listens on base-port + i (default 7204)
 #   pmem-path  a file or device the persistent-memory examples map (05, 07,
 #              09); without it they use DRAM
-# Ends with an "N passed, N failed" line; exits 0 only if none failed.
+# RPMA_EXAMPLE_PMEM_SKIP=REASON skips those three when pmem-path is given,
+# saying REASON: the caller knows the platform misplaces their data (an FS
+# DAX file over rxe's On-Demand Paging of Linux 7.2, tests/platforms).
+# Ends with an "N passed, N failed" line (", N skipped" when some were);
+# exits 0 only if none failed.
 set -u
 
 usage() {
@@ -26,7 +30,7 @@ server_timeout=${RPMA_EXAMPLE_TIMEOUT:-120}
 client_timeout=$server_timeout
 listen_timeout=30
 
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 
 # listening RDMA-CM ids are listed by iproute2's rdma tool; without it, a
 # fixed pause has to do
@@ -93,18 +97,35 @@ run_example() {
 pmem_arg=()
 [[ -n "$pmem" ]] && pmem_arg=("$pmem")
 
+# run_pmem_example NAME -- CLIENT-ARGS...: an example given pmem-path
+run_pmem_example() {
+	local name=$1
+	shift
+	if [[ -n "$pmem" && -n "${RPMA_EXAMPLE_PMEM_SKIP:-}" ]]; then
+		echo "=== $name: SKIP: $RPMA_EXAMPLE_PMEM_SKIP"
+		skipped=$((skipped + 1))
+		port=$((port + 1))
+		return
+	fi
+	run_example "$name" "${pmem_arg[@]}" "$@"
+}
+
 run_example 01-connection --
 run_example 02-read --
-run_example 05-flush-to-persistent "${pmem_arg[@]}" --
+run_pmem_example 05-flush-to-persistent --
 run_example 08-messages-ping-pong -- 7 3
-run_example 09-flush-to-persistent-GPSPM "${pmem_arg[@]}" --
+run_pmem_example 09-flush-to-persistent-GPSPM --
 run_example 12-receive-completion-queue -- 100 3
 run_example 12scch-receive-completion-queue -- 200 3
 run_example 10-send-with-imm -- 1234 1st_word
 run_example 10-send-with-imm -- 4321
 run_example 11-write-with-imm -- 1234
-run_example 07-atomic-write "${pmem_arg[@]}" -- 1st_word 2nd_word 3rd_word
+run_pmem_example 07-atomic-write -- 1st_word 2nd_word 3rd_word
 run_example 13-srq 3 -- 1 3 -- 5 3 -- 10 3
 
-echo "examples: $passed passed, $failed failed"
+if ((skipped)); then
+	echo "examples: $passed passed, $failed failed, $skipped skipped"
+else
+	echo "examples: $passed passed, $failed failed"
+fi
 ((failed == 0))

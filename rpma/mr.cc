@@ -46,6 +46,25 @@ ibv_mr *register_region(ibv_pd *pd, void *ptr, size_t size, int access)
 	return ibv_reg_mr(pd, ptr, size, access);
 }
 
+// rxe (Soft-RoCE, vendor id 0xffffff) of Linux 7.2.13 copies every access
+// to an On-Demand Paging region at the start of its page while reporting
+// success (__rxe_odp_mr_copy() never adds the offset within the page).
+// Only a transfer tells a fixed kernel from a broken one, which a
+// registration cannot afford, so the warning goes to every rxe.
+constexpr uint32_t soft_roce_vendor_id = 0xffffff;
+
+void warn_if_soft_roce(ibv_context *context)
+{
+	ibv_device_attr_ex attr{};
+	if (ibv_query_device_ex(context, nullptr, &attr) ||
+	    attr.orig_attr.vendor_id != soft_roce_vendor_id)
+		return;
+	RPMA_LOG_WARNING("%s is Soft-RoCE, registered with On-Demand Paging: rxe's ODP "
+			 "(Linux 7.2.13 at least) places reads and writes at the start of "
+			 "their page, misplacing data; use a Device DAX or a fixed kernel",
+			 context->device->name);
+}
+
 } // namespace
 
 MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
@@ -80,6 +99,8 @@ MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 	mr_ = MrOwner(register_region(peer.pd(), ptr, size, access | IBV_ACCESS_ON_DEMAND));
 	if (!mr_)
 		throw_provider("ibv_reg_mr() with On-Demand Paging (FS DAX?)", errno_or(EIO));
+	on_demand_ = true;
+	warn_if_soft_roce(peer.context());
 }
 
 void MrLocal::descriptor(void *desc) const noexcept
@@ -97,6 +118,14 @@ int MrLocal::advise(size_t offset, size_t len, int advice, uint32_t flags) const
 	if (!holds(offset, len))
 		return RPMA_E_INVAL;
 #if HAVE_DECL_IBV_ADVISE_MR
+	// Only a region that pages on demand has pages to prefetch. rxe of
+	// Linux 7.2.13 takes any region for one (rxe_ib_advise_mr() never
+	// checks) and faults in the kernel, so the device is not asked.
+	if (!on_demand_) {
+		RPMA_LOG_ERROR("the region was not registered with On-Demand Paging: "
+			       "nothing to advise");
+		return RPMA_E_INVAL;
+	}
 	ibv_sge sge{address() + offset, static_cast<uint32_t>(len), lkey()};
 	int ret = ibv_advise_mr(pd(), static_cast<ibv_advise_mr_advice>(advice), flags, &sge, 1);
 	switch (ret) {

@@ -59,6 +59,7 @@ public:
 private:
 	MrOwner mr_;
 	int usage_;
+	bool on_demand_ = false;
 };
 
 class MrRemote {

@@ -77,6 +77,23 @@ has_odp() {
 		grep -A1 general_odp_caps | grep -q ODP_SUPPORT
 }
 
+# odp_offsets_lost: the ODP probe (ODP_PROBE: tests/integration/odp-probe),
+# run once per run of the suite, found this kernel misplacing data within a
+# page of an On-Demand Paging region (rxe of Linux 7.2); ODP_DEFECT then
+# says how. Without the probe nothing is known: false.
+odp_offsets_lost() {
+	if [[ -z "${odp_probe_said+set}" ]]; then
+		odp_probe_said=
+		if [[ -x "${ODP_PROBE:-}" ]]; then
+			odp_probe_said=$("$ODP_PROBE" "$RPMA_TEST_IP")
+			echo "ODP probe (status $?): $odp_probe_said"
+		fi
+	fi
+	[[ $odp_probe_said == "odp-probe: offsets lost: "* ]] || return 1
+	# shellcheck disable=SC2034 # read by the cases (matrix.sh)
+	ODP_DEFECT=${odp_probe_said#odp-probe: offsets lost: }
+}
+
 # fio_start ROLE KIND ARGS...: a server or client fio (ROLE) of the method
 # KIND in the background, in the case directory; FIO_PID is its pid. Its
 # standard output, line-buffered so that notes printed with the normal

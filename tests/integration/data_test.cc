@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "check.hh"
+#include "config.h"
 #include "pair.hh"
 #include "pattern.hh"
 #include "wait.hh"
@@ -204,15 +205,19 @@ public:
 	{
 		MrLocal mr = local(RPMA_MR_USAGE_READ_DST |
 			RPMA_MR_USAGE_WRITE_SRC);
-		int ret = rpma_mr_advise(mr.get(), 0, SIZE,
-			IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
-			IBV_ADVISE_MR_FLAG_FLUSH);
 		// a region registered without on-demand paging has nothing to
-		// prefetch: a provider without advice says NOSUPP, rxe with it
-		// (kernel 6.17+, rdma-core of Debian sid) refuses it as INVAL;
-		// OdpTest prefetches a region that pages on demand
-		CPPUNIT_ASSERT_MESSAGE(describe("rpma_mr_advise", ret),
-			ret == 0 || ret == RPMA_E_NOSUPP || ret == RPMA_E_INVAL);
+		// prefetch: refused before the device is asked (rxe of 7.2.13
+		// faults in the kernel on it), NOSUPP from a build whose
+		// rdma-core has no ibv_advise_mr; OdpTest prefetches a region
+		// that pages on demand
+#if HAVE_DECL_IBV_ADVISE_MR
+		const int expected = RPMA_E_INVAL;
+#else
+		const int expected = RPMA_E_NOSUPP;
+#endif
+		RPMA_EXPECT(expected, rpma_mr_advise(mr.get(), 0, SIZE,
+			IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			IBV_ADVISE_MR_FLAG_FLUSH));
 	}
 
 	void access_outside_region_fails()

@@ -6,6 +6,9 @@
 # of the native operations, of ODP and of the data path, then the examples
 # on FS DAX where the device pages on demand. Prints each part's counts and
 # a closing "N passed, N failed, N skipped" line; exits 0 if none failed.
+# The examples that put their data on FS DAX skip, naming the defect, where
+# the ODP probe (tests/integration/odp-probe, run once here) finds that the
+# kernel misplaces data within a page of an ODP region (rxe of Linux 7.2).
 set -u
 src=${1:?usage: in-vm.sh SRCDIR BUILDDIR}
 build=${2:?usage: in-vm.sh SRCDIR BUILDDIR}
@@ -24,7 +27,7 @@ part() {
 	local name=$1 rc p=0 f=0 s=0 line
 	shift
 	echo "##### $name"
-	"$@" 2>&1 | tee "$log" | grep -E '^\[ +(OK|FAIL|SKIP) +\]|^  (failure|error)|^=== .*: (passed|FAILED)$|passed, [0-9]+ failed'
+	"$@" 2>&1 | tee "$log" | grep -E '^\[ +(OK|FAIL|SKIP) +\]|^  (failure|error)|^=== .*: (passed|FAILED$|SKIP)|passed, [0-9]+ failed'
 	rc=${PIPESTATUS[0]}
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
@@ -50,9 +53,15 @@ elif ! ibv_devinfo -v -d "${RPMA_TEST_DEV:-rxe0}" | grep -A1 general_odp_caps |
 	echo "##### SKIP examples on FS DAX: the device reports no On-Demand Paging"
 	skipped=$((skipped + 1))
 else
+	probe=$("$build/tests/integration/odp-probe" "$RPMA_TEST_IP")
+	echo "##### ODP probe (status $?): $probe"
+	pmem_skip=
+	if [[ $probe == "odp-probe: offsets lost: "* ]]; then
+		pmem_skip=${probe#odp-probe: offsets lost: }
+	fi
 	# a bound well above an example's few seconds here: misplaced data can
 	# leave a server waiting for what never arrives
-	RPMA_EXAMPLE_TIMEOUT=60 part "examples on FS DAX" "$src/examples/run-all.sh" "$build/examples" \
+	RPMA_EXAMPLE_PMEM_SKIP=$pmem_skip RPMA_EXAMPLE_TIMEOUT=60 part "examples on FS DAX" "$src/examples/run-all.sh" "$build/examples" \
 		"$RPMA_TEST_IP" $((port + 100)) "$RPMA_TEST_FSDAX/examples.pmem"
 fi
 
