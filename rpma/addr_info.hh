@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Address resolution through rdma_getaddrinfo().
-#pragma once
+#ifndef RPMA_ADDR_INFO_HH
+#define RPMA_ADDR_INFO_HH
 
 #include "verbs.hh"
 
@@ -16,3 +17,5 @@ enum class AddressRole {
 AddrInfoOwner resolve_address(const char *addr, const char *port, AddressRole role);
 
 } // namespace rpma
+
+#endif

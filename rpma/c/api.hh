@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The glue of the C API: opaque handles to C++ objects and back, and the
 // guard that turns exceptions into error codes at the boundary.
-#pragma once
+#ifndef RPMA_C_API_HH
+#define RPMA_C_API_HH
 
 #include <cerrno>
 #include <cstring>
@@ -110,3 +111,5 @@ template <typename Handle> int destroy(Handle **ptr) noexcept
 }
 
 } // namespace rpma::c
+
+#endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Reaching the library's out-of-memory paths: while `body` runs, every
 // operator new of the program throws std::bad_alloc.
-#pragma once
+#ifndef RPMA_TESTS_UNIT_OUT_OF_MEMORY_HH
+#define RPMA_TESTS_UNIT_OUT_OF_MEMORY_HH
 
 namespace unit {
 
@@ -16,3 +17,5 @@ template <typename Body> auto out_of_memory(Body body)
 }
 
 } // namespace unit
+
+#endif
