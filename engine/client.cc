@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <thread>
 
 namespace rpma_fio {
@@ -276,7 +277,8 @@ int Client::commit(thread_data *td)
 	}
 	io_u_mark_submit(td, c->pending_.size());
 	size_t posted = c->post(c->pending_.data(), c->pending_.size());
-	c->pending_.erase(c->pending_.begin(), c->pending_.begin() + posted);
+	c->pending_.erase(c->pending_.begin(),
+		c->pending_.begin() + static_cast<std::ptrdiff_t>(posted));
 	if (c->pending_.empty())
 		return 0;
 	c->abandon();
@@ -475,7 +477,7 @@ int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespe
 {
 	Client *c = client_of(td);
 	c->completed_.erase(c->completed_.begin(),
-		c->completed_.begin() + c->handed_out_);
+		c->completed_.begin() + static_cast<std::ptrdiff_t>(c->handed_out_));
 	c->handed_out_ = 0;
 	if (!c->failed_ && c->reap(min) < 0) {
 		c->abandon();	// fio asks for them on its way out

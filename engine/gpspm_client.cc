@@ -70,7 +70,7 @@ private:
 				"librpma_apm_client/librpma_apm_server would need no "
 				"server CPU\n", td_->io_ops->name);
 
-		msgs_.assign(2 * slots_ * MSG_ROOM, 0);
+		msgs_.assign(MSG_ROOM * 2 * slots_, 0);
 		send_busy_.assign(slots_, false);
 		int ret = rpma_mr_reg(peer_, msgs_.data(), msgs_.size(),
 			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr_);

@@ -66,7 +66,7 @@ private:
 	// first request as soon as it is connected.
 	int accepting(rpma_conn_req *req) override
 	{
-		msgs_.assign(2 * slots_ * MSG_ROOM, 0);
+		msgs_.assign(MSG_ROOM * 2 * slots_, 0);
 		send_busy_.assign(slots_, false);
 		received_.reserve(slots_);
 		int ret = rpma_mr_reg(peer_, msgs_.data(), msgs_.size(),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Address resolution through rdma_getaddrinfo().
-#pragma once
+#ifndef RPMA_ADDR_INFO_HH
+#define RPMA_ADDR_INFO_HH
 
 #include "verbs.hh"
 
@@ -22,3 +23,5 @@ AddrInfoOwner resolve_address(const char *addr, const char *port, AddressRole ro
 ibv_context *device_for_address(const char *addr, AddressRole role);
 
 } // namespace rpma
+
+#endif

@@ -2,7 +2,8 @@
 // An RDMA connection and its data path. Each data-path call builds one work
 // request on the stack and makes one verbs call: no allocation, lock or
 // system call of the library's own.
-#pragma once
+#ifndef RPMA_CONN_HH
+#define RPMA_CONN_HH
 
 #include <arpa/inet.h>
 
@@ -270,3 +271,5 @@ private:
 };
 
 } // namespace rpma
+
+#endif

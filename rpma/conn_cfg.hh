@@ -4,7 +4,8 @@
 // returns a value some setter stored, and the setters (rpma/c/cfg.hh) hold
 // `mutex`, which values() takes too, so that a connection is made from the
 // fields as they were between two setters, never from a mix.
-#pragma once
+#ifndef RPMA_CONN_CFG_HH
+#define RPMA_CONN_CFG_HH
 
 #include <atomic>
 #include <cstdint>
@@ -53,3 +54,5 @@ public:
 };
 
 } // namespace rpma
+
+#endif

@@ -3,7 +3,8 @@
 // completion channel and the RC queue pair. They are made with the request,
 // before the connection exists, so that receives can be posted early, and
 // are handed over to the connection when it is made.
-#pragma once
+#ifndef RPMA_CONN_QUEUES_HH
+#define RPMA_CONN_QUEUES_HH
 
 #include <memory>
 
@@ -55,3 +56,5 @@ private:
 bool shares_channel_with_srq_rcq(const ConnCfg::Values &cfg) noexcept;
 
 } // namespace rpma
+
+#endif

@@ -2,7 +2,8 @@
 // A connection request: the active side's outgoing one, or an incoming one
 // taken from an endpoint. Its queues exist already; connect() turns it into
 // a connection.
-#pragma once
+#ifndef RPMA_CONN_REQ_HH
+#define RPMA_CONN_REQ_HH
 
 #include <memory>
 
@@ -57,3 +58,5 @@ private:
 };
 
 } // namespace rpma
+
+#endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A completion queue with its completion channel, which is either its own
 // or shared with the other CQ of the same connection.
-#pragma once
+#ifndef RPMA_CQ_HH
+#define RPMA_CQ_HH
 
 #include <infiniband/verbs.h>
 
@@ -51,3 +52,5 @@ private:
 };
 
 } // namespace rpma
+
+#endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A listening endpoint: incoming connection requests arrive on its event
 // channel.
-#pragma once
+#ifndef RPMA_EP_HH
+#define RPMA_EP_HH
 
 #include <memory>
 
@@ -38,3 +39,5 @@ private:
 };
 
 } // namespace rpma
+
+#endif

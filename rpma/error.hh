@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Errors inside the library: constructors and set-up code throw rpma::Error
 // carrying an RPMA_E_* code; the C API turns it back into a return value.
-#pragma once
+#ifndef RPMA_ERROR_HH
+#define RPMA_ERROR_HH
 
 #include <cerrno>
 #include <exception>
@@ -42,3 +43,5 @@ int last_provider_errno() noexcept;
 inline int errno_or(int fallback) noexcept { return errno ? errno : fallback; }
 
 } // namespace rpma
+
+#endif

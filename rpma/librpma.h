@@ -15,6 +15,8 @@
  * - every delete and dereg call accepts a pointer to NULL as a no-op and
  *   sets the caller's pointer to NULL, even when it reports an error.
  */
+/* laid out by hand: 80 columns, the tables of macros aligned */
+/* clang-format off */
 
 #ifndef LIBRPMA_H
 #define LIBRPMA_H 1

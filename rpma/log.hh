@@ -2,7 +2,8 @@
 // Logging: two thresholds and a replaceable sink, as in librpma's API.
 // The main threshold gates every message before it is formatted; the
 // auxiliary one only tells the default sink what to copy to stderr.
-#pragma once
+#ifndef RPMA_LOG_HH
+#define RPMA_LOG_HH
 
 #include <atomic>
 
@@ -45,3 +46,5 @@ void default_sink(rpma_log_level level, const char *file_name, int line_no,
 #define RPMA_LOG_NOTICE(...) RPMA_LOG(RPMA_LOG_LEVEL_NOTICE, __VA_ARGS__)
 #define RPMA_LOG_INFO(...) RPMA_LOG(RPMA_LOG_LEVEL_INFO, __VA_ARGS__)
 #define RPMA_LOG_DEBUG(...) RPMA_LOG(RPMA_LOG_LEVEL_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Memory regions: a local registration and the peer's view of one, which
 // travels as a 21-byte little-endian descriptor.
-#pragma once
+#ifndef RPMA_MR_HH
+#define RPMA_MR_HH
 
 #include <cstddef>
 #include <cstdint>
@@ -84,3 +85,5 @@ private:
 };
 
 } // namespace rpma
+
+#endif

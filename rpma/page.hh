@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A page of anonymous memory owned by one object.
-#pragma once
+#ifndef RPMA_PAGE_HH
+#define RPMA_PAGE_HH
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -38,3 +39,5 @@ private:
 };
 
 } // namespace rpma
+
+#endif

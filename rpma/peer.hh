@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A peer: one RDMA device context and the protection domain every region,
 // queue pair and shared receive queue of the application lives in.
-#pragma once
+#ifndef RPMA_PEER_HH
+#define RPMA_PEER_HH
 
 #include <infiniband/verbs.h>
 
@@ -47,3 +48,5 @@ private:
 bool is_odp_capable_device(ibv_context *context);
 
 } // namespace rpma
+
+#endif

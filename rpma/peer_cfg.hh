@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What a peer says about itself; travels as a 1-byte descriptor.
-#pragma once
+#ifndef RPMA_PEER_CFG_HH
+#define RPMA_PEER_CFG_HH
 
 #include <atomic>
 #include <cstddef>
@@ -37,3 +38,5 @@ private:
 };
 
 } // namespace rpma
+
+#endif

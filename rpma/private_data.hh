@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The library's copy of the private data a peer sent while connecting.
-#pragma once
+#ifndef RPMA_PRIVATE_DATA_HH
+#define RPMA_PRIVATE_DATA_HH
 
 #include <cstdint>
 #include <vector>
@@ -36,3 +37,5 @@ private:
 };
 
 } // namespace rpma
+
+#endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A shared receive queue, optionally with a receive CQ that every connection
 // using it reports its receives to.
-#pragma once
+#ifndef RPMA_SRQ_HH
+#define RPMA_SRQ_HH
 
 #include <cstdint>
 #include <memory>
@@ -50,3 +51,5 @@ private:
 };
 
 } // namespace rpma
+
+#endif

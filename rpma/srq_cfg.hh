@@ -2,7 +2,8 @@
 // Sizes of a shared receive queue and of its own receive CQ (0: none),
 // shared by threads as ConnCfg is: atomic fields, setters under `mutex`, and
 // values() under it too.
-#pragma once
+#ifndef RPMA_SRQ_CFG_HH
+#define RPMA_SRQ_CFG_HH
 
 #include <atomic>
 #include <cstdint>
@@ -33,3 +34,5 @@ public:
 };
 
 } // namespace rpma
+
+#endif

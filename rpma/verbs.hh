@@ -2,7 +2,8 @@
 // Ownership of rdma-core resources. Each handle is destroyed exactly once:
 // by reset(), which reports the provider's errno so that the delete calls
 // can return RPMA_E_PROVIDER, or by the destructor on unwinding paths.
-#pragma once
+#ifndef RPMA_VERBS_HH
+#define RPMA_VERBS_HH
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -108,3 +109,5 @@ private:
 int next_cm_event(rdma_event_channel *channel, CmEvent &event) noexcept;
 
 } // namespace rpma
+
+#endif

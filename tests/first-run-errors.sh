@@ -4,6 +4,7 @@
 # fix, with a non-zero exit: no QEMU, a QEMU without TCG (tests/vm/selftest),
 # and a server that never listens (tools/main-job with no engines to load).
 set -uo pipefail
+: "${srcdir:?set by make check}"
 passed=0 failed=0
 result() { # result NAME STATUS
 	if (($2 == 0)); then

@@ -4,6 +4,7 @@
 # run it in a scratch directory with the engines just built, and check that
 # its table has four rows, each with non-zero IOPS, bandwidth and latency.
 set -uo pipefail
+: "${srcdir:?set by make check}"
 scratch=$(mktemp -d "${top_builddir:-.}/main-job.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 

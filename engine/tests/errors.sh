@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
 # engine/tests/errors.sh -- what users see when something goes wrong: each
 # case expects a failure (or an end) within seconds and a clear message.
 # Sourced by in-vm.sh after lib.sh.
@@ -170,6 +171,7 @@ size_too_big() {
 
 # Nobody listens: the client waits connect_timeout seconds, then says so.
 no_server() {
+	# shellcheck disable=SC2034 # start: read by the eval'ed condition below
 	local name=no-server crc start=$SECONDS
 	begin_case "$name"
 	fio_client apm --rw=write --bs=4k --size=1m --connect_timeout=3
@@ -184,6 +186,7 @@ no_server() {
 # bytes that are no request: the server persists nothing, ends the
 # connection and fails its job with the reason.
 gpspm_bad_request() {
+	# shellcheck disable=SC2034 # message: read by the eval'ed condition below
 	local what=$1 name=$1-request message=$2 rrc src
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
 	begin_case "$name"

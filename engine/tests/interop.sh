@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
 # engine/tests/interop.sh -- the new engines against the old ones (fio's own
 # librpma engines with Debian's librpma 1.2, built by build-old-fio or
 # bench/prepare-reference), in every pairing. Sourced by in-vm.sh after

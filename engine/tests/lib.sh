@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # engine/tests/lib.sh -- helpers of the engine tests; sourced inside the
 # Soft-RoCE VM (tests/vm/run) by in-vm.sh.
 #

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
 # engine/tests/matrix.sh -- end-to-end cases: a server fio and a client fio
 # over rxe0. Sourced by in-vm.sh after lib.sh.
 

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
 # engine/tests/safety.sh -- what the clients do with fio's memory and io_us
 # when a job ends, well or badly. The fio processes run with
 # tests/engine_check.cc preloaded (ENGINE_CHECK): it reports memory freed

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # engine/tests/wait.sh -- bounded waiting for a background process; sourced
 # by the engine tests (lib.sh) and the benchmark (bench/in-vm.sh).
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the two sides of example 02 agree on. */
 
-#ifndef EXAMPLES_02_LAYOUT_H
-#define EXAMPLES_02_LAYOUT_H
+#ifndef RPMA_EXAMPLES_02_READ_LAYOUT_H
+#define RPMA_EXAMPLES_02_READ_LAYOUT_H
 
 /* the bytes the server exposes, and the seed of their pattern */
 #define DATA_SIZE 8192
@@ -10,4 +10,4 @@
 
 /* the server's accept private data is the descriptor of its region */
 
-#endif /* EXAMPLES_02_LAYOUT_H */
+#endif /* RPMA_EXAMPLES_02_READ_LAYOUT_H */

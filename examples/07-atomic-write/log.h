@@ -6,8 +6,8 @@
  * entry itself is durable: a crash leaves either the old or the new log.
  */
 
-#ifndef EXAMPLES_07_LOG_H
-#define EXAMPLES_07_LOG_H
+#ifndef RPMA_EXAMPLES_07_ATOMIC_WRITE_LOG_H
+#define RPMA_EXAMPLES_07_ATOMIC_WRITE_LOG_H
 
 #include <stdint.h>
 
@@ -19,4 +19,4 @@
 
 /* the server's accept private data is a struct ex_apm_pdata */
 
-#endif /* EXAMPLES_07_LOG_H */
+#endif /* RPMA_EXAMPLES_07_ATOMIC_WRITE_LOG_H */

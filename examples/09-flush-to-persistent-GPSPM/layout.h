@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the two sides of example 09 agree on. */
 
-#ifndef EXAMPLES_09_LAYOUT_H
-#define EXAMPLES_09_LAYOUT_H
+#ifndef RPMA_EXAMPLES_09_FLUSH_TO_PERSISTENT_GPSPM_LAYOUT_H
+#define RPMA_EXAMPLES_09_FLUSH_TO_PERSISTENT_GPSPM_LAYOUT_H
 
 /* the bytes the client writes, and the seed of their pattern */
 #define DATA_SIZE 8192
@@ -16,4 +16,4 @@
  * requests and responses travel as gpspm.proto messages, one per send.
  */
 
-#endif /* EXAMPLES_09_LAYOUT_H */
+#endif /* RPMA_EXAMPLES_09_FLUSH_TO_PERSISTENT_GPSPM_LAYOUT_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What the two sides of example 10 agree on. */
 
-#ifndef EXAMPLES_10_LAYOUT_H
-#define EXAMPLES_10_LAYOUT_H
+#ifndef RPMA_EXAMPLES_10_SEND_WITH_IMM_LAYOUT_H
+#define RPMA_EXAMPLES_10_SEND_WITH_IMM_LAYOUT_H
 
 #include <stdint.h>
 
@@ -19,4 +19,4 @@ struct client_pdata {
 	char word[WORD_MAX];
 };
 
-#endif /* EXAMPLES_10_LAYOUT_H */
+#endif /* RPMA_EXAMPLES_10_SEND_WITH_IMM_LAYOUT_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The connection configuration both sides of example 12scch use. */
 
-#ifndef EXAMPLES_12SCCH_CFG_H
-#define EXAMPLES_12SCCH_CFG_H
+#ifndef RPMA_EXAMPLES_12SCCH_RECEIVE_COMPLETION_QUEUE_CFG_H
+#define RPMA_EXAMPLES_12SCCH_RECEIVE_COMPLETION_QUEUE_CFG_H
 
 #include <librpma.h>
 
@@ -12,4 +12,4 @@
  */
 int scch_cfg_new(struct rpma_conn_cfg **cfg_ptr);
 
-#endif /* EXAMPLES_12SCCH_CFG_H */
+#endif /* RPMA_EXAMPLES_12SCCH_RECEIVE_COMPLETION_QUEUE_CFG_H */

@@ -5,8 +5,8 @@
  * to PMem; the client makes its flushes as strong as that allows.
  */
 
-#ifndef EXAMPLES_COMMON_APM_H
-#define EXAMPLES_COMMON_APM_H
+#ifndef RPMA_EXAMPLES_COMMON_APM_H
+#define RPMA_EXAMPLES_COMMON_APM_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,4 +32,4 @@ int ex_apm_pdata_make(const struct rpma_mr_local *mr, bool direct_write,
 int ex_apm_pdata_use(struct rpma_conn *conn, struct rpma_mr_remote **dst,
 	enum rpma_flush_type *type);
 
-#endif /* EXAMPLES_COMMON_APM_H */
+#endif /* RPMA_EXAMPLES_COMMON_APM_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The life of an example client around the part that differs. */
 
-#ifndef EXAMPLES_COMMON_CLIENT_H
-#define EXAMPLES_COMMON_CLIENT_H
+#ifndef RPMA_EXAMPLES_COMMON_CLIENT_H
+#define RPMA_EXAMPLES_COMMON_CLIENT_H
 
 #include <stddef.h>
 
@@ -21,4 +21,4 @@ int ex_client_run(const char *addr, const char *port,
 	const struct rpma_conn_cfg *cfg, const void *pdata, size_t len,
 	ex_client_fn *fn, void *arg);
 
-#endif /* EXAMPLES_COMMON_CLIENT_H */
+#endif /* RPMA_EXAMPLES_COMMON_CLIENT_H */

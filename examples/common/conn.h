@@ -4,8 +4,8 @@
  * bounded in time (see err.h); on failure it prints why and returns -1.
  */
 
-#ifndef EXAMPLES_COMMON_CONN_H
-#define EXAMPLES_COMMON_CONN_H
+#ifndef RPMA_EXAMPLES_COMMON_CONN_H
+#define RPMA_EXAMPLES_COMMON_CONN_H
 
 #include <stddef.h>
 
@@ -69,4 +69,4 @@ int ex_server_close(struct rpma_conn **conn_ptr);
 /* deletes the connection without the handshake, for error paths */
 void ex_conn_abort(struct rpma_conn **conn_ptr);
 
-#endif /* EXAMPLES_COMMON_CONN_H */
+#endif /* RPMA_EXAMPLES_COMMON_CONN_H */

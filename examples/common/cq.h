@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Collecting completions, each wait bounded by EX_TIMEOUT_MS. */
 
-#ifndef EXAMPLES_COMMON_CQ_H
-#define EXAMPLES_COMMON_CQ_H
+#ifndef RPMA_EXAMPLES_COMMON_CQ_H
+#define RPMA_EXAMPLES_COMMON_CQ_H
 
 #include <stdbool.h>
 
@@ -37,4 +37,4 @@ int ex_conn_cq(const struct rpma_conn *conn, struct rpma_cq **cq_ptr);
  */
 int ex_conn_next_wc(struct rpma_conn *conn, struct ibv_wc *wc, bool *is_rcq);
 
-#endif /* EXAMPLES_COMMON_CQ_H */
+#endif /* RPMA_EXAMPLES_COMMON_CQ_H */

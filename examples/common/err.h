@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Error reporting and time bounds shared by the examples. */
 
-#ifndef EXAMPLES_COMMON_ERR_H
-#define EXAMPLES_COMMON_ERR_H
+#ifndef RPMA_EXAMPLES_COMMON_ERR_H
+#define RPMA_EXAMPLES_COMMON_ERR_H
 
 #include <stdio.h>
 
@@ -28,4 +28,4 @@
 		fputc('\n', stderr); \
 	} while (0)
 
-#endif /* EXAMPLES_COMMON_ERR_H */
+#endif /* RPMA_EXAMPLES_COMMON_ERR_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Writing remote memory and making the write durable (the APM way). */
 
-#ifndef EXAMPLES_COMMON_FLUSH_H
-#define EXAMPLES_COMMON_FLUSH_H
+#ifndef RPMA_EXAMPLES_COMMON_FLUSH_H
+#define RPMA_EXAMPLES_COMMON_FLUSH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,4 +29,4 @@ int ex_write_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst,
 int ex_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t off,
 	size_t len, enum rpma_flush_type type);
 
-#endif /* EXAMPLES_COMMON_FLUSH_H */
+#endif /* RPMA_EXAMPLES_COMMON_FLUSH_H */

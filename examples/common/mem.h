@@ -5,8 +5,8 @@
  * otherwise page-aligned DRAM.
  */
 
-#ifndef EXAMPLES_COMMON_MEM_H
-#define EXAMPLES_COMMON_MEM_H
+#ifndef RPMA_EXAMPLES_COMMON_MEM_H
+#define RPMA_EXAMPLES_COMMON_MEM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,4 +45,4 @@ void ex_mem_close(struct ex_mem *mem);
  */
 int ex_mem_server_main(int argc, char *argv[], size_t size, ex_serve_fn *serve);
 
-#endif /* EXAMPLES_COMMON_MEM_H */
+#endif /* RPMA_EXAMPLES_COMMON_MEM_H */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Memory registration wrappers that report their own failures. */
 
-#ifndef EXAMPLES_COMMON_MR_H
-#define EXAMPLES_COMMON_MR_H
+#ifndef RPMA_EXAMPLES_COMMON_MR_H
+#define RPMA_EXAMPLES_COMMON_MR_H
 
 #include <stddef.h>
 
@@ -23,4 +23,4 @@ int ex_mr_descriptor(const struct rpma_mr_local *mr, void *desc);
 /* the remote region described by desc */
 int ex_mr_remote(const void *desc, struct rpma_mr_remote **mr_ptr);
 
-#endif /* EXAMPLES_COMMON_MR_H */
+#endif /* RPMA_EXAMPLES_COMMON_MR_H */

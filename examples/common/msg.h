@@ -4,8 +4,8 @@
  * receive slot and a send slot, and request/answer loops built on it.
  */
 
-#ifndef EXAMPLES_COMMON_MSG_H
-#define EXAMPLES_COMMON_MSG_H
+#ifndef RPMA_EXAMPLES_COMMON_MSG_H
+#define RPMA_EXAMPLES_COMMON_MSG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,4 +61,4 @@ typedef int ex_msg_handler(const void *msg, size_t len, void *reply,
 int ex_msg_serve(struct rpma_conn *conn, struct ex_msgs *m,
 	ex_msg_handler *handler, void *arg);
 
-#endif /* EXAMPLES_COMMON_MSG_H */
+#endif /* RPMA_EXAMPLES_COMMON_MSG_H */

@@ -4,8 +4,8 @@
  * every byte without the data itself being sent another way.
  */
 
-#ifndef EXAMPLES_COMMON_PATTERN_H
-#define EXAMPLES_COMMON_PATTERN_H
+#ifndef RPMA_EXAMPLES_COMMON_PATTERN_H
+#define RPMA_EXAMPLES_COMMON_PATTERN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,4 +15,4 @@ void ex_pattern_fill(void *buf, size_t len, uint32_t seed);
 /* 0 if buf holds the pattern of seed, else -1 after naming the first bad byte */
 int ex_pattern_check(const void *buf, size_t len, uint32_t seed);
 
-#endif /* EXAMPLES_COMMON_PATTERN_H */
+#endif /* RPMA_EXAMPLES_COMMON_PATTERN_H */

@@ -6,8 +6,8 @@
  * completion queues are configured.
  */
 
-#ifndef EXAMPLES_COMMON_PINGPONG_H
-#define EXAMPLES_COMMON_PINGPONG_H
+#ifndef RPMA_EXAMPLES_COMMON_PINGPONG_H
+#define RPMA_EXAMPLES_COMMON_PINGPONG_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,4 +25,4 @@ int ex_pingpong_answer(const void *msg, size_t len, void *reply, void *arg);
 int ex_pingpong_main(int argc, char *argv[], int is_server,
 	const struct rpma_conn_cfg *cfg);
 
-#endif /* EXAMPLES_COMMON_PINGPONG_H */
+#endif /* RPMA_EXAMPLES_COMMON_PINGPONG_H */

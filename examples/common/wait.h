@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Bounded waiting on the file descriptors librpma hands out. */
 
-#ifndef EXAMPLES_COMMON_WAIT_H
-#define EXAMPLES_COMMON_WAIT_H
+#ifndef RPMA_EXAMPLES_COMMON_WAIT_H
+#define RPMA_EXAMPLES_COMMON_WAIT_H
 
 #include <stdint.h>
 
@@ -20,4 +20,4 @@ uint32_t ex_wait_fds(const int *fds, int n, int64_t deadline,
 /* ex_wait_fds for one fd: 0 once readable, -1 on failure */
 int ex_wait_fd(int fd, int64_t deadline, const char *what);
 
-#endif /* EXAMPLES_COMMON_WAIT_H */
+#endif /* RPMA_EXAMPLES_COMMON_WAIT_H */

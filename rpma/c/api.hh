@@ -2,7 +2,8 @@
 // The glue of the C API: opaque handles to C++ objects and back, and the
 // guard that turns exceptions into error codes at the boundary. Each shim
 // includes the headers of the classes it uses.
-#pragma once
+#ifndef RPMA_C_API_HH
+#define RPMA_C_API_HH
 
 #include <cerrno>
 #include <cstring>
@@ -115,3 +116,5 @@ template <typename Handle> int destroy(Handle **ptr) noexcept
 }
 
 } // namespace rpma::c
+
+#endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Getters and setters of the atomic configuration fields. A setter holds the
 // object's mutex so that its values() copy never falls between two setters.
-#pragma once
+#ifndef RPMA_C_CFG_HH
+#define RPMA_C_CFG_HH
 
 #include <mutex>
 
@@ -30,3 +31,5 @@ int get_field(const Handle *cfg, std::atomic<T> Object::*field, Value *value) no
 }
 
 } // namespace rpma::c
+
+#endif

@@ -3,8 +3,8 @@
 // (an exact-size heap copy, so that AddressSanitizer sees any over-read);
 // what is accepted, packed again, must take exactly `size` bytes, refuse a
 // room one byte short, and unpack to the same value.
-#ifndef RPMA_FUZZ_REPACK_HH
-#define RPMA_FUZZ_REPACK_HH
+#ifndef RPMA_TESTS_FUZZ_REPACK_HH
+#define RPMA_TESTS_FUZZ_REPACK_HH
 
 #include <cstddef>
 #include <cstdint>

@@ -12,7 +12,7 @@ trap 'rm -rf "$dest"' EXIT
 
 # a make of its own: variables given to the make that runs this test
 # (TESTS=, SUBDIRS=) must not change what is installed
-if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL ${MAKE:-make} -s -C "$top_builddir" install DESTDIR="$dest" >"$dest/.log" 2>&1; then
+if ! env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${MAKE:-make}" -s -C "$top_builddir" install DESTDIR="$dest" >"$dest/.log" 2>&1; then
 	cat "$dest/.log"
 	echo "0 passed, 1 failed"
 	exit 1

@@ -2,8 +2,8 @@
 // Assertions on librpma return codes that name the failing call and the
 // library's own description of the error.
 
-#ifndef RPMA_INTEGRATION_CHECK_HH
-#define RPMA_INTEGRATION_CHECK_HH
+#ifndef RPMA_TESTS_INTEGRATION_CHECK_HH
+#define RPMA_TESTS_INTEGRATION_CHECK_HH
 
 #include <string>
 

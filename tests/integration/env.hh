@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Where the tests find the RDMA device and which ports they use.
 
-#ifndef RPMA_INTEGRATION_ENV_HH
-#define RPMA_INTEGRATION_ENV_HH
+#ifndef RPMA_TESTS_INTEGRATION_ENV_HH
+#define RPMA_TESTS_INTEGRATION_ENV_HH
 
 #include <string>
 

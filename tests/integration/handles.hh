@@ -2,8 +2,8 @@
 // Owning handles for librpma objects, so that a failed assertion (which
 // throws) still releases everything a test created.
 
-#ifndef RPMA_INTEGRATION_HANDLES_HH
-#define RPMA_INTEGRATION_HANDLES_HH
+#ifndef RPMA_TESTS_INTEGRATION_HANDLES_HH
+#define RPMA_TESTS_INTEGRATION_HANDLES_HH
 
 #include <memory>
 

@@ -3,8 +3,8 @@
 // ends are driven step by step, so a test sees each side's view of every
 // operation without threads or timing games.
 
-#ifndef RPMA_INTEGRATION_PAIR_HH
-#define RPMA_INTEGRATION_PAIR_HH
+#ifndef RPMA_TESTS_INTEGRATION_PAIR_HH
+#define RPMA_TESTS_INTEGRATION_PAIR_HH
 
 #include <functional>
 #include <string>

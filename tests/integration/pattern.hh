@@ -2,8 +2,8 @@
 // Reproducible buffer contents, different for every seed, so that data
 // checks are byte for byte and cannot pass on left-over bytes.
 
-#ifndef RPMA_INTEGRATION_PATTERN_HH
-#define RPMA_INTEGRATION_PATTERN_HH
+#ifndef RPMA_TESTS_INTEGRATION_PATTERN_HH
+#define RPMA_TESTS_INTEGRATION_PATTERN_HH
 
 #include <cstdint>
 #include <vector>

@@ -5,8 +5,8 @@
 // with the descriptor of a writable region as private data, and then just
 // waits to be killed.
 
-#ifndef RPMA_INTEGRATION_PEER_SERVER_HH
-#define RPMA_INTEGRATION_PEER_SERVER_HH
+#ifndef RPMA_TESTS_INTEGRATION_PEER_SERVER_HH
+#define RPMA_TESTS_INTEGRATION_PEER_SERVER_HH
 
 #include <cstddef>
 

@@ -4,8 +4,8 @@
 // rdma-core this build was configured with), so that a feature test skips
 // where the feature is missing and fails where it is there but broken.
 
-#ifndef RPMA_INTEGRATION_PLATFORM_HH
-#define RPMA_INTEGRATION_PLATFORM_HH
+#ifndef RPMA_TESTS_INTEGRATION_PLATFORM_HH
+#define RPMA_TESTS_INTEGRATION_PLATFORM_HH
 
 #include <cstdint>
 #include <string>

@@ -3,8 +3,8 @@
 // the fd librpma hands out before making a blocking call, so a test that
 // would hang fails instead.
 
-#ifndef RPMA_INTEGRATION_WAIT_HH
-#define RPMA_INTEGRATION_WAIT_HH
+#ifndef RPMA_TESTS_INTEGRATION_WAIT_HH
+#define RPMA_TESTS_INTEGRATION_WAIT_HH
 
 #include <chrono>
 #include <vector>

@@ -4,8 +4,8 @@
  * callers may. In C++ a value outside an enum's range is undefined, so the
  * tests reach these cases only through this C file.
  */
-#ifndef UNIT_C_CALLERS_H
-#define UNIT_C_CALLERS_H
+#ifndef RPMA_TESTS_UNIT_C_CALLERS_H
+#define RPMA_TESTS_UNIT_C_CALLERS_H
 
 #include "librpma.h"
 
@@ -24,4 +24,4 @@ int c_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offse
 }
 #endif
 
-#endif /* UNIT_C_CALLERS_H */
+#endif /* RPMA_TESTS_UNIT_C_CALLERS_H */

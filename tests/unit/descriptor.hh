@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The 21-byte wire form of an MR descriptor, built independently of the
 // library: raddr u64 | length u64 | rkey u32 | usage u8, all little-endian.
-#pragma once
+#ifndef RPMA_TESTS_UNIT_DESCRIPTOR_HH
+#define RPMA_TESTS_UNIT_DESCRIPTOR_HH
 
 #include <array>
 #include <cstdint>
@@ -25,3 +26,5 @@ inline std::array<uint8_t, mr_descriptor_size> mr_descriptor(uint64_t raddr, uin
 }
 
 } // namespace unit
+
+#endif

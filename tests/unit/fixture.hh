@@ -2,7 +2,8 @@
 // The base of every test: a fresh fake device and a quiet log before each
 // test; after it, whatever the test left in the fixture's slots is deleted
 // through the API, and the fake must hold no object and have seen no misuse.
-#pragma once
+#ifndef RPMA_TESTS_UNIT_FIXTURE_HH
+#define RPMA_TESTS_UNIT_FIXTURE_HH
 
 #include <cppunit/TestAssert.h>
 #include <cppunit/extensions/HelperMacros.h>
@@ -84,3 +85,5 @@ private:
 const fake::MrReg &registration_of(const rpma_mr_local *mr);
 
 } // namespace unit
+
+#endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A log sink for the tests: keeps what the library logs instead of sending
 // it to syslog, so that tests are quiet and can assert on messages.
-#pragma once
+#ifndef RPMA_TESTS_UNIT_LOG_CAPTURE_HH
+#define RPMA_TESTS_UNIT_LOG_CAPTURE_HH
 
 #include <string>
 #include <vector>
@@ -31,3 +32,5 @@ public:
 };
 
 } // namespace unit
+
+#endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Reaching the library's out-of-memory paths: while `body` runs, every
 // operator new of the program throws std::bad_alloc.
-#pragma once
+#ifndef RPMA_TESTS_UNIT_OUT_OF_MEMORY_HH
+#define RPMA_TESTS_UNIT_OUT_OF_MEMORY_HH
 
 #include <cstddef>
 
@@ -31,3 +32,5 @@ template <typename Body> auto out_of_memory_for(size_t size, Body body)
 }
 
 } // namespace unit
+
+#endif

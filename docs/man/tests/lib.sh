@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # Shared by the checks of the manual. make check sets top_srcdir, srcdir
 # (docs/), builddir (docs/ in the build tree) and PYTHON3.
 set -u

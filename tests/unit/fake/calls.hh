@@ -2,7 +2,8 @@
 // Every rdma-core entry point the fake provides, exported or reached through
 // a function table, named as the library calls it. One list feeds both the
 // enum used to inject failures and the names used in messages.
-#pragma once
+#ifndef RPMA_TESTS_UNIT_FAKE_CALLS_HH
+#define RPMA_TESTS_UNIT_FAKE_CALLS_HH
 
 #define FAKE_CALLS(X)                 \
 	X(ibv_query_device_ex)        \
@@ -57,3 +58,5 @@ enum class Call { FAKE_CALLS(FAKE_ENUM_ENTRY) };
 const char *name(Call call) noexcept;
 
 } // namespace fake
+
+#endif

@@ -3,7 +3,8 @@
 // memory, a record of what the library asked for, and failures on demand.
 // This is the part the tests see; the rdma-core symbols it backs are defined
 // in the other files of this directory.
-#pragma once
+#ifndef RPMA_TESTS_UNIT_FAKE_FAKE_HH
+#define RPMA_TESTS_UNIT_FAKE_FAKE_HH
 
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
@@ -215,3 +216,5 @@ std::string live_objects();
 const std::vector<std::string> &misuses();
 
 } // namespace fake
+
+#endif

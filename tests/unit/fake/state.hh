@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The fake's insides, shared by the files that implement rdma-core's symbols.
-#pragma once
+#ifndef RPMA_TESTS_UNIT_FAKE_STATE_HH
+#define RPMA_TESTS_UNIT_FAKE_STATE_HH
 
 #include <deque>
 #include <map>
@@ -159,3 +160,5 @@ void init_qp_ex(ibv_qp_ex *qpx, uint64_t send_ops_flags);
 std::vector<Sge> copy_sges(const ibv_sge *sg_list, int num_sge);
 
 } // namespace fake::detail
+
+#endif
