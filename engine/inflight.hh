@@ -60,6 +60,10 @@ public:
 	bool flush_waiting() const { return !flushes_.empty(); }
 	const Flush &next_flush() { return flushes_.front(); }
 	void flush_posted() { flushes_.pop(); }
+	// Nothing posted can complete before the flushes waiting are posted:
+	// no read in flight, and every write waits for a flush not posted
+	// yet. Polling then can only come back empty.
+	bool stalled() const { return false; }
 
 	// The io_us a completion carrying `token` completes, passed to
 	// done(io_u *) in the order they were posted.
