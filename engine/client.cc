@@ -444,12 +444,16 @@ int Client::wait_for_completions()
 }
 
 // Makes progress until at least min io_us are complete (one poll if 0).
-// The flushes go out only when it has to wait: while completed io_us are
+// The flushes go out only when it has to wait (at once when nothing else
+// in flight can complete): while completed io_us are
 // left for fio (which takes them one at a time by default, with
 // iodepth_batch_complete_max=1), the writes it commits meanwhile join the
 // next flush. Returns the number complete, or -1 once it failed (reported).
 int Client::reap(unsigned min)
 {
+	// at iodepth 1 always: a poll now could only come back empty
+	if (completed_.size() < min && inflight_.stalled() && post_flushes())
+		return -1;
 	for (;;) {
 		int ret = poll_once();
 		if (failed(ret))

@@ -32,6 +32,7 @@ public:
 		return true;
 	}
 	T &front() { return slots_[head_]; }
+	const T &front() const { return slots_[head_]; }
 	T &back() { return slots_[(head_ + size_ - 1) % slots_.size()]; }
 	void pop()
 	{
