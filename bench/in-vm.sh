@@ -190,6 +190,92 @@ fio_pair() {
 	return 0
 }
 
+# --- counts: instructions per I/O under callgrind ---------------------------
+# count_pair IMPL REP N KIND RW QD SYNC VGSERVER PORT: one pair, the client (and,
+# VGSERVER=1, the server) under callgrind, counting only inside fio's I/O
+# loop's calls that reach the engine (start-up, connection and teardown
+# stay out); the
+# client does N I/Os. One line per profile in $raw/counts/list.
+count_pair() {
+	local impl=$1 rep=$2 n=$3 kind=$4 rw=$5 qd=$6 sync=$7 vgs=$8
+	local row=$kind-$rw-bs4k-qd$qd-nj1 cmd se ce s c cst sst sqd=$qd extra=() lib
+	local base=$row.$impl.n$n.$rep pfx=() vg lport=$9
+	# fio's two calls in its I/O loop that enclose every call into the
+	# engine there (queue, commit, getevents, event) and never each other
+	# (a toggle met inside another one would turn counting off)
+	vg=(valgrind --tool=callgrind --collect-atstart=no
+		--toggle-collect=io_queue_event --toggle-collect=io_u_queued_complete)
+	if [[ $impl != ref ]]; then
+		# base: the engines of an earlier build (before/after)
+		local edir=$ENGINE_DIR
+		[[ $impl == base ]] && edir=$BENCH_BASE_ENGINE_DIR
+		cmd=(fio) lib=$RPMA_LIB_DIR
+		se=(--ioengine="external:$edir/librpma_${kind}_server.so")
+		ce=(--ioengine="external:$edir/librpma_${kind}_client.so")
+	else
+		cmd=("$OLD_FIO") lib=$OLD_RPMA_LIB
+		se=(--ioengine="librpma_${kind}_server")
+		ce=(--ioengine="librpma_${kind}_client")
+	fi
+	# the GPSPM server sleeps between requests (busy_wait_polling=0): its
+	# count is then its work, not the time it spun
+	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=$((2 * qd))
+	((vgs)) && pfx=("${vg[@]}" --callgrind-out-file="$raw/counts/$base.server.cg")
+	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${pfx[@]}" "${cmd[@]}" --name=server "${se[@]}" \
+		--serverip="$ip" --port="$lport" --thread --filename=malloc --size=16m \
+		--iodepth="$sqd" "${extra[@]}") >"$raw/counts/$base.server.log" 2>&1 &
+	s=$!
+	wait_listen "$lport" 1 600 || say "$base: the server does not listen"
+	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${vg[@]}" \
+		--callgrind-out-file="$raw/counts/$base.client.cg" "${cmd[@]}" --name=client \
+		"${ce[@]}" --serverip="$ip" --port="$lport" --thread --rw="$rw" --bs=4k \
+		--iodepth="$qd" --sync="$sync" --size=16m --create_serialize=0 \
+		--number_ios="$n") >"$raw/counts/$base.client.log" 2>&1 &
+	c=$!
+	wait_exit "$c" 1200
+	cst=$?
+	wait_exit "$s" 300
+	sst=$?
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$impl" "$rep" "$n" client "$base.client.cg" "$cst" >>"$raw/counts/list"
+	((vgs)) && printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$impl" "$rep" "$n" server "$base.server.cg" "$sst" >>"$raw/counts/list"
+	say "counts $base: client $cst, server $sst"
+}
+
+if [[ ${BENCH_COUNTS:-0} == 1 ]]; then
+	mkdir -p "$raw/counts"
+	n=${BENCH_COUNT_IOS:-2000}
+	impls="ours ref"
+	[[ -n ${BENCH_BASE_ENGINE_DIR:-} ]] && impls="base $impls"
+	# symbols bound at start-up, not inside the counted calls
+	export LD_BIND_NOW=1
+	# KIND RW QD SYNC VGSERVER NS REPS: the APM server takes no part in an
+	# I/O (one-sided RDMA), so only one APM row profiles it; the servers'
+	# fixed costs (fio's own pass over the file, the wait for the
+	# disconnect) cancel out between N and 2N I/Os
+	while read -r kind rw qd sync vgs ns reps; do
+		[[ $kind-$rw-bs4k-qd$qd-nj1 =~ ${BENCH_ROWS:-.} ]] || continue
+		for ((r = 1; r <= reps; r++)); do
+			for m in ${ns//,/ }; do
+				# the implementations side by side, one lane each
+				for impl in $impls; do
+					port=$((port + 8))
+					count_pair "$impl" "$r" $((m * n)) "$kind" "$rw" "$qd" "$sync" "$vgs" "$port" &
+				done
+				wait
+			done
+		done
+	done <<-EOF
+		apm write 1 1 0 1 2
+		apm write 16 0 1 1,2 1
+		apm read 1 1 0 1 1
+		apm read 16 0 0 1 1
+		gpspm write 1 1 1 1,2 1
+		gpspm write 16 0 1 1,2 1
+	EOF
+	say "done"
+	exit 0
+fi
+
 # The rows: KIND RW BS IODEPTH SYNC NUMJOBS BUSY
 rows() {
 	local bss qds njs kind rw bs qd nj busy
