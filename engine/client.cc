@@ -349,7 +349,7 @@ int Client::post_sync(io_u *u)
 	if (!inflight_.add_sync(u, &done))
 		return overflow();
 	if (done)
-		completed_.push_back(u);
+		completed_.push(u);
 	return 0;
 }
 
@@ -396,7 +396,7 @@ int Client::handle(const ibv_wc &wc)
 		token = wc.wr_id;	// a read, or a write's flush
 	}
 	if (token)
-		inflight_.complete(token, [this](io_u *u) { completed_.push_back(u); });
+		inflight_.complete(token, [this](io_u *u) { completed_.push(u); });
 	return 0;
 }
 
@@ -478,8 +478,7 @@ int Client::reap(unsigned min)
 int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespec *)
 {
 	Client *c = client_of(td);
-	c->completed_.erase(c->completed_.begin(),
-		c->completed_.begin() + c->handed_out_);
+	c->completed_.drop(c->handed_out_);
 	c->handed_out_ = 0;
 	if (!c->failed_ && c->reap(min) < 0) {
 		c->abandon();	// fio asks for them on its way out
@@ -508,7 +507,7 @@ void Client::abandon()
 void Client::give_back(io_u *u)
 {
 	u->error = EIO;
-	completed_.push_back(u);
+	completed_.push(u);
 }
 
 // The end of a job: the goodbye after a good run, then nothing of fio's

@@ -40,6 +40,7 @@ class InFlightTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(random_runs_keep_the_contract);
 	CPPUNIT_TEST(drain_gives_back_everything_and_starts_afresh);
 	CPPUNIT_TEST(stalled_only_while_nothing_posted_can_complete);
+	CPPUNIT_TEST(ring_drops_and_indexes_from_the_oldest);
 	CPPUNIT_TEST_SUITE_END();
 
 	InFlight f;
@@ -71,6 +72,27 @@ class InFlightTest : public CppUnit::TestFixture {
 	}
 
 public:
+	// the client's completed io_us: fio takes some, more come after them
+	void ring_drops_and_indexes_from_the_oldest()
+	{
+		rpma_fio::Ring<int> r;
+		r.drop(0);	// before reserve(): nothing to do, no division
+		r.reserve(4);
+		for (int i = 0; i < 4; i++)
+			CPPUNIT_ASSERT(r.push(i));
+		CPPUNIT_ASSERT(!r.push(4));
+		r.drop(3);
+		CPPUNIT_ASSERT_EQUAL(size_t(1), r.size());
+		CPPUNIT_ASSERT_EQUAL(3, r[0]);
+		CPPUNIT_ASSERT(r.push(4) && r.push(5) && r.push(6));
+		for (int i = 0; i < 4; i++)
+			CPPUNIT_ASSERT_EQUAL(3 + i, r[i]);	// across the wrap
+		r.clear();
+		CPPUNIT_ASSERT(r.empty());
+		CPPUNIT_ASSERT(r.push(7));
+		CPPUNIT_ASSERT_EQUAL(7, r[0]);
+	}
+
 	// stalled(): no completion can come before the flushes waiting are
 	// posted, so polling first would only find nothing
 	void stalled_only_while_nothing_posted_can_complete()
