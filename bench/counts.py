@@ -4,11 +4,11 @@
 # callgrind profiles bench/in-vm.sh writes in --counts mode (RAW/counts/),
 # into RESULTS/counts.md and RESULTS/raw/counts.json.
 #
-# A profile covers only what runs inside fio's calls into the engine
-# (td_io_queue, td_io_commit, td_io_getevents and the engine's event hook:
-# callgrind --collect-atstart=no --toggle-collect=...), so start-up,
-# connection and teardown are outside it; dividing by the client's I/Os
-# (number_ios) gives instructions per I/O. Costs are "self" costs of each
+# A profile covers only what runs inside fio's I/O loop calls that reach
+# the engine (td_io_queue, io_queue_event, io_u_queued_complete: callgrind
+# --collect-atstart=no --toggle-collect=...), so start-up, connection and
+# teardown are outside it; the difference of two runs (N and 2N I/Os) over
+# N, or one run's count over its I/Os, gives instructions per I/O. Costs are "self" costs of each
 # function, grouped by the object they ran in; the reference's engines are
 # compiled into its fio, so its fio's functions from engines/librpma_* count
 # as engine. libc, libstdc++ and the like are charged to whichever layer
@@ -203,7 +203,9 @@ def write_md(data, path):
 			rows.append(d["row"])
 	o = ["# Instructions per I/O, per layer", "",
 		"User-space instructions (callgrind, exact) that the client's and the server's fio spend "
-		"inside fio's calls into the engine (queue, commit, getevents, event), per I/O of the "
+		"inside the calls of fio's I/O loop that reach the engine (`td_io_queue`, "
+		"`io_queue_event`, `io_u_queued_complete`: the engine's queue, commit, getevents and "
+		"event, and fio's accounting of each submission and completion), per I/O of the "
 		"client: the difference between two runs of N and 2N I/Os (fio `number_ios`) over N "
 		"where both ran (I/Os column), else the count of one run over its I/Os. Start-up, "
 		"connection and teardown are outside the count; symbols are bound at start-up "
