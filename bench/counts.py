@@ -219,8 +219,8 @@ def write_md(data, path):
 		"their work); the clients poll busily, so a client's count includes the polls that came "
 		"back empty (see the calls per I/O below). 4 KiB, one job; iodepth 1 with `sync=1`.", ""]
 	o.append("| row | side | impl | fio | engine | librpma | verbs | other | engine + librpma | "
-		"/ ref | all | I/Os | spread |")
-	o.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+		"/ ref | all | polls | I/Os | spread |")
+	o.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
 	for row in rows:
 		for side in ("client", "server"):
 			el = {}
@@ -232,15 +232,20 @@ def write_md(data, path):
 				v, ns = per_io(ds)
 				el[impl] = v["engine"] + v["librpma"]
 				sp = spread(ds)
-				lines.append((impl, v, ns, sp))
-			for impl, v, ns, sp in lines:
+				big = max(ds, key=lambda x: x["n"])
+				polls = big["polls"].get("rpma_cq_get_wc", 0) / big["n"]
+				lines.append((impl, v, ns, sp, polls))
+			for impl, v, ns, sp, polls in lines:
 				ratio = "%.2f" % (el[impl] / el["ref"]) if impl != "ref" and el.get("ref") else ""
-				o.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+				o.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %s |" % (
 					row, side, impl, *(fmt(v[lay]) for lay in LAYERS),
-					fmt(el[impl]), ratio, fmt(v["total"]), ns,
+					fmt(el[impl]), ratio, fmt(v["total"]), polls, ns,
 					"%.2f %%" % sp if sp is not None else "-"))
-	o += ["", "/ ref: engine + librpma against the reference's. Spread: (max - min) / min of "
-		"the total count of repeated runs with the same I/Os.", ""]
+	o += ["", "/ ref: engine + librpma against the reference's. polls: `rpma_cq_get_wc` calls "
+		"per I/O; more than the completions an I/O needs means the side spun on an empty "
+		"queue, and then its count is not exact but depends on how long it waited (the "
+		"GPSPM clients wait for the server's answer; their counts are not comparable). "
+		"Spread: (max - min) / min of the total count of repeated runs with the same I/Os.", ""]
 	o.append("## Where it goes (self instructions per I/O of the largest run, top functions)")
 	o.append("")
 	for row in rows:
