@@ -188,7 +188,7 @@ def spread(ds):
 	return worst
 
 
-IMPLS = ["base", "ours", "ref"]
+IMPLS = ["base", "ours", "final", "ref"]
 
 
 def fmt(v):
@@ -211,7 +211,8 @@ def write_md(data, path):
 		"connection and teardown are outside the count; symbols are bound at start-up "
 		"(`LD_BIND_NOW`). **ours**: Debian's fio 3.33 + our engines + our librpma; **ref**: "
 		"fio 3.33's own librpma engines + Debian's librpma 1.2; **base** (when present): our "
-		"engines before the change under test. Layers: fio (fio's own code in those calls), "
+		"engines before the change under test; **final** (when present): a later build of ours "
+		"measured on some rows only. Layers: fio (fio's own code in those calls), "
 		"engine (the reference's is compiled into its fio; protobuf-c and libpmem count here), "
 		"librpma, verbs (libibverbs + the rxe provider); libc, libstdc++ and ld.so are charged "
 		"to the layer that called them. Kernel work (rxe itself) is not counted. The GPSPM "
@@ -241,7 +242,10 @@ def write_md(data, path):
 					row, side, impl, *(fmt(v[lay]) for lay in LAYERS),
 					fmt(el[impl]), ratio, fmt(v["total"]), polls, ns,
 					"%.2f %%" % sp if sp is not None else "-"))
-	o += ["", "/ ref: engine + librpma against the reference's. polls: `rpma_cq_get_wc` calls "
+	o += ["", "A row with one I/O count keeps the fixed costs inside the counted calls: the "
+		"reference APM server's fio passes over its file once whatever the client does (its "
+		"fio column), ours waits for the disconnect inside its queue call.",
+		"", "/ ref: engine + librpma against the reference's. polls: `rpma_cq_get_wc` calls "
 		"per I/O; more than the completions an I/O needs means the side spun on an empty "
 		"queue, and then its count is not exact but depends on how long it waited (the "
 		"GPSPM clients wait for the server's answer; their counts are not comparable). "
