@@ -190,6 +190,219 @@ fio_pair() {
 	return 0
 }
 
+# --- counts: instructions per I/O under callgrind ---------------------------
+# count_pair IMPL REP N KIND RW QD SYNC VGSERVER PORT: one pair, the client (and,
+# VGSERVER=1, the server) under callgrind, counting only inside fio's I/O
+# loop's calls that reach the engine (start-up, connection and teardown
+# stay out); the
+# client does N I/Os. One line per profile in $raw/counts/list.
+count_pair() {
+	local impl=$1 rep=$2 n=$3 kind=$4 rw=$5 qd=$6 sync=$7 vgs=$8
+	local row=$kind-$rw-bs4k-qd$qd-nj1 cmd se ce s c cst sst sqd=$qd extra=() lib
+	local base=$row.$impl.n$n.$rep pfx=() vg lport=$9
+	# fio's calls in its I/O loop that enclose every call into the engine
+	# there (queue, commit, getevents, event) and the accounting of a
+	# submission and a completion, and never each other (a toggle met
+	# inside another one would turn counting off)
+	vg=(valgrind --tool=callgrind --collect-atstart=no --toggle-collect=td_io_queue
+		--toggle-collect=io_queue_event --toggle-collect=io_u_queued_complete)
+	if [[ $impl != ref ]]; then
+		# base: the engines of an earlier build (before/after)
+		local edir=$ENGINE_DIR
+		[[ $impl == base ]] && edir=$BENCH_BASE_ENGINE_DIR
+		cmd=(fio) lib=$RPMA_LIB_DIR
+		se=(--ioengine="external:$edir/librpma_${kind}_server.so")
+		ce=(--ioengine="external:$edir/librpma_${kind}_client.so")
+	else
+		cmd=("$OLD_FIO") lib=$OLD_RPMA_LIB
+		se=(--ioengine="librpma_${kind}_server")
+		ce=(--ioengine="librpma_${kind}_client")
+	fi
+	# the GPSPM server sleeps between requests (busy_wait_polling=0): its
+	# count is then its work, not the time it spun
+	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=$((2 * qd))
+	((vgs)) && pfx=("${vg[@]}" --callgrind-out-file="$raw/counts/$base.server.cg")
+	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${pfx[@]}" "${cmd[@]}" --name=server "${se[@]}" \
+		--serverip="$ip" --port="$lport" --thread --filename=malloc --size=16m \
+		--iodepth="$sqd" "${extra[@]}") >"$raw/counts/$base.server.log" 2>&1 &
+	s=$!
+	wait_listen "$lport" 1 600 || say "$base: the server does not listen"
+	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${vg[@]}" \
+		--callgrind-out-file="$raw/counts/$base.client.cg" "${cmd[@]}" --name=client \
+		"${ce[@]}" --serverip="$ip" --port="$lport" --thread --rw="$rw" --bs=4k \
+		--iodepth="$qd" --sync="$sync" --size=16m --create_serialize=0 \
+		--number_ios="$n") >"$raw/counts/$base.client.log" 2>&1 &
+	c=$!
+	wait_exit "$c" 1200
+	cst=$?
+	wait_exit "$s" 300
+	sst=$?
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$impl" "$rep" "$n" client "$base.client.cg" "$cst" >>"$raw/counts/list"
+	((vgs)) && printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$impl" "$rep" "$n" server "$base.server.cg" "$sst" >>"$raw/counts/list"
+	say "counts $base: client $cst, server $sst"
+}
+
+if [[ ${BENCH_COUNTS:-0} == 1 ]]; then
+	mkdir -p "$raw/counts"
+	n=${BENCH_COUNT_IOS:-2000}
+	# symbols bound at start-up, not inside the counted calls
+	export LD_BIND_NOW=1
+	# KIND RW QD SYNC VGSERVER NS REPS BASE: the APM server takes no part
+	# in an I/O (one-sided RDMA), so only one APM row profiles it; the
+	# servers' fixed costs (the wait for the disconnect, the reference APM
+	# server's pass over its file) cancel out between N and 2N I/Os; "base"
+	# (when given) only where the engine changes under test act
+	while read -r kind rw qd sync vgs ns reps base; do
+		[[ $kind-$rw-bs4k-qd$qd-nj1 =~ ${BENCH_ROWS:-.} ]] || continue
+		impls="ours ref"
+		[[ -n ${BENCH_BASE_ENGINE_DIR:-} && $base == 1 ]] && impls="base $impls"
+		for ((r = 1; r <= reps; r++)); do
+			for m in ${ns//,/ }; do
+				# the implementations side by side, one lane each
+				for impl in $impls; do
+					port=$((port + 8))
+					count_pair "$impl" "$r" $((m * n)) "$kind" "$rw" "$qd" "$sync" "$vgs" "$port" &
+				done
+				wait
+			done
+		done
+	done <<-EOF
+		apm write 1 1 0 1 2 1
+		apm write 16 0 1 1,2 1 1
+		apm read 1 1 0 1 1 0
+		apm read 16 0 0 1 1 0
+		gpspm write 1 1 1 1 1 1
+		gpspm write 16 0 1 1,2 1 1
+	EOF
+	say "done"
+	exit 0
+fi
+
+# --- scaling: many jobs, each its own connection ------------------------------
+# rss_kb PID: the process's resident memory
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+# connected PORT N: how many RDMA-CM ids on PORT..PORT+N-1 are connected
+connected() {
+	rdma res show cm_id 2>/dev/null | grep -c "state CONNECT.*src-addr [^ ]*:\($(seq -s '\|' "$1" $(($1 + $2 - 1)))\) "
+}
+# scale_pair IMPL KIND NUMJOBS: one timed pair of NUMJOBS jobs a side;
+# one line in $raw/scaling/list: IMPL KIND NJ STATUS CONNECT-S RSS0 RSS1
+scale_pair() {
+	local impl=$1 kind=$2 nj=$3 cmd se ce s c cst sst extra=() lib t0 tc=- r0 r1=-
+	local base=$raw/scaling/$kind.nj$nj.$impl sqd=16
+	if [[ $impl == ours ]]; then
+		cmd=(fio) lib=$RPMA_LIB_DIR
+		se=(--ioengine="external:$ENGINE_DIR/librpma_${kind}_server.so")
+		ce=(--ioengine="external:$ENGINE_DIR/librpma_${kind}_client.so")
+	else
+		cmd=("$OLD_FIO") lib=$OLD_RPMA_LIB
+		se=(--ioengine="librpma_${kind}_server")
+		ce=(--ioengine="librpma_${kind}_client")
+	fi
+	# a sleeping GPSPM server: 64 spinning server threads on 2 CPUs would
+	# measure the scheduler
+	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=32
+	port=$((port + nj + 8))
+	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${cmd[@]}" --output-format=json \
+		--output="$base.server.json" --name=server "${se[@]}" --serverip="$ip" \
+		--port="$port" --thread --numjobs="$nj" --group_reporting \
+		--filename=malloc --size=1m --iodepth="$sqd" "${extra[@]}") >"$base.server.log" 2>&1 &
+	s=$!
+	wait_listen "$port" "$nj" 300 || say "scaling $kind $nj $impl: the server does not listen"
+	r0=$(rss_kb "$s")
+	t0=$EPOCHREALTIME
+	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${cmd[@]}" --output-format=json \
+		--output="$base.client.json" --name=client "${ce[@]}" --serverip="$ip" \
+		--port="$port" --thread --numjobs="$nj" --group_reporting --rw=write \
+		--bs=4k --iodepth=16 --size=1m --create_serialize=0 --time_based \
+		--ramp_time=1 --runtime="$runtime") >"$base.client.log" 2>&1 &
+	c=$!
+	# until every job is connected (the client's start-up included)
+	while kill -0 "$c" 2>/dev/null; do
+		if (($(connected "$port" "$nj") >= nj)); then
+			tc=$(echo "$EPOCHREALTIME - $t0" | bc)
+			r1=$(rss_kb "$s")
+			break
+		fi
+		sleep 0.1
+	done
+	wait_exit "$c" $((runtime + 300))
+	cst=$?
+	wait_exit "$s" 60
+	sst=$?
+	printf '%s\t%s\t%s\t%s %s\t%s\t%s\t%s\n' "$impl" "$kind" "$nj" "$cst" "$sst" "$tc" "$r0" "$r1" >>"$raw/scaling/list"
+	say "scaling $kind nj$nj $impl: status $cst $sst, connected after $tc s, server RSS $r0 -> $r1 kB"
+}
+
+# --- like-for-like latency: perftest's clock against the wall clock ------------
+# Each test runs twice, -n 1000 and -n 11000 iterations; the difference of
+# the client's wall time over 10000 is its mean iteration, by a clock
+# perftest did not calibrate. fio's apm read at iodepth 1 runs beside it.
+latbase() {
+	local t n out t0 t1 s
+	mkdir -p "$raw/latbase"
+	{
+		grep -m1 'cpu MHz' /proc/cpuinfo
+		grep -m1 -o 'constant_tsc\|nonstop_tsc' /proc/cpuinfo | sort -u | tr '\n' ' '
+		echo
+		dmesg 2>/dev/null | grep -i 'tsc' | head -n 5
+		cat /sys/devices/system/clocksource/clocksource0/current_clocksource
+	} >"$raw/latbase/clock.txt"
+	for t in ib_read_lat ib_write_lat; do
+		for n in 1000 11000; do
+			out=$raw/latbase/$t.n$n.txt
+			port=$((port + 1))
+			(cd "$work" && exec "$t" -d "$dev" -R -s 4096 -n "$n" -p "$port") >"$out.server" 2>&1 &
+			s=$!
+			wait_listen "$port" 1 30 || say "$t: the server does not listen"
+			t0=$EPOCHREALTIME
+			"$t" -d "$dev" -R -s 4096 -n "$n" -p "$port" "$ip" >"$out" 2>&1
+			t1=$EPOCHREALTIME
+			echo "wall_s $(echo "$t1 - $t0" | bc)" >>"$out"
+			wait_exit "$s" 30
+		done
+	done
+	# fio: the bench's apm read row, on fio's default clock (the CPU's
+	# counter when fio trusts it) and on clock_gettime, 1000 and 4000 I/Os
+	# (number_ios stops a run only within size=, 4096 blocks here), each
+	# client process timed by the wall clock
+	for cs in cpu clock_gettime; do
+		for n in 1000 4000; do
+			port=$((port + 8))
+			(cd "$work" && LD_LIBRARY_PATH=$RPMA_LIB_DIR exec fio --name=server \
+				--ioengine="external:$ENGINE_DIR/librpma_apm_server.so" --serverip="$ip" \
+				--port="$port" --thread --filename=malloc --size=16m) >/dev/null 2>&1 &
+			s=$!
+			wait_listen "$port" 1 60
+			out=$raw/latbase/fio-read.$cs.n$n
+			t0=$EPOCHREALTIME
+			(cd "$work" && LD_LIBRARY_PATH=$RPMA_LIB_DIR exec timeout 300 fio --name=client \
+				--ioengine="external:$ENGINE_DIR/librpma_apm_client.so" --serverip="$ip" \
+				--port="$port" --thread --rw=read --bs=4k --iodepth=1 --sync=1 \
+				--size=16m --create_serialize=0 --lat_percentiles=1 --clocksource="$cs" \
+				--number_ios="$n" --output-format=json --output="$out.json") >/dev/null 2>&1
+			t1=$EPOCHREALTIME
+			echo "wall_s $(echo "$t1 - $t0" | bc)" >"$out.wall"
+			wait_exit "$s" 30
+		done
+	done
+}
+
+if [[ ${BENCH_SCALING:-0} == 1 ]]; then
+	mkdir -p "$raw/scaling"
+	latbase
+	for nj in 1 4 16 64; do
+		for kind in apm gpspm; do
+			for impl in ours ref; do
+				((nj == 64)) && [[ $impl == ref ]] && continue
+				scale_pair "$impl" "$kind" "$nj"
+			done
+		done
+	done
+	say "done"
+	exit 0
+fi
+
 # The rows: KIND RW BS IODEPTH SYNC NUMJOBS BUSY
 rows() {
 	local bss qds njs kind rw bs qd nj busy

@@ -351,7 +351,7 @@ int Client::post_sync(io_u *u)
 	if (!inflight_.add_sync(u, &done))
 		return overflow();
 	if (done)
-		completed_.push_back(u);
+		completed_.push(u);
 	return 0;
 }
 
@@ -398,7 +398,7 @@ int Client::handle(const ibv_wc &wc)
 		token = wc.wr_id;	// a read, or a write's flush
 	}
 	if (token)
-		inflight_.complete(token, [this](io_u *u) { completed_.push_back(u); });
+		inflight_.complete(token, [this](io_u *u) { completed_.push(u); });
 	return 0;
 }
 
@@ -446,12 +446,16 @@ int Client::wait_for_completions()
 }
 
 // Makes progress until at least min io_us are complete (one poll if 0).
-// The flushes go out only when it has to wait: while completed io_us are
+// The flushes go out only when it has to wait (at once when nothing else
+// in flight can complete): while completed io_us are
 // left for fio (which takes them one at a time by default, with
 // iodepth_batch_complete_max=1), the writes it commits meanwhile join the
 // next flush. Returns the number complete, or -1 once it failed (reported).
 int Client::reap(unsigned min)
 {
+	// at iodepth 1 always: a poll now could only come back empty
+	if (completed_.size() < min && inflight_.stalled() && post_flushes())
+		return -1;
 	for (;;) {
 		int ret = poll_once();
 		if (failed(ret))
@@ -476,8 +480,7 @@ int Client::reap(unsigned min)
 int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespec *)
 {
 	Client *c = client_of(td);
-	c->completed_.erase(c->completed_.begin(),
-		c->completed_.begin() + static_cast<std::ptrdiff_t>(c->handed_out_));
+	c->completed_.drop(c->handed_out_);
 	c->handed_out_ = 0;
 	if (!c->failed_ && c->reap(min) < 0) {
 		c->abandon();	// fio asks for them on its way out
@@ -506,7 +509,7 @@ void Client::abandon()
 void Client::give_back(io_u *u)
 {
 	u->error = EIO;
-	completed_.push_back(u);
+	completed_.push(u);
 }
 
 // The end of a job: the goodbye after a good run, then nothing of fio's

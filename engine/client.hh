@@ -117,7 +117,9 @@ private:
 	// sized for iodepth io_us once, in post_init: no allocation per I/O
 	std::vector<io_u *> pending_;
 	InFlight inflight_;
-	std::vector<io_u *> completed_;
+	// a ring, not a vector: fio takes a few at a time, and dropping them
+	// from a vector's front moves the rest every time
+	Ring<io_u *> completed_;
 	size_t handed_out_ = 0;	// completed_[0..handed_out_) went to fio
 	unsigned idle_polls_ = 0;
 	bool failed_ = false;	// the job failed: the connection is gone

@@ -15,6 +15,7 @@ void InFlight::reserve(unsigned depth, Merge merge)
 	flushes_.reserve(depth);
 	next_seq_ = 1;
 	dirty_lo_ = dirty_hi_ = 0;
+	posted_upto_ = 0;
 }
 
 bool InFlight::add_read(io_u *u)

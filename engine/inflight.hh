@@ -53,7 +53,19 @@ public:
 	// The flushes to post, oldest first.
 	bool flush_waiting() const { return !flushes_.empty(); }
 	const Flush &next_flush() { return flushes_.front(); }
-	void flush_posted() { flushes_.pop(); }
+	void flush_posted()
+	{
+		posted_upto_ = flushes_.front().token & ~FLUSH_BIT;
+		flushes_.pop();
+	}
+	// Nothing posted can complete before the flushes waiting are posted:
+	// no read in flight, and every write waits for a flush not posted
+	// yet. Polling then can only come back empty.
+	bool stalled() const
+	{
+		return reads_.empty() && !writes_.empty() &&
+			writes_.front().seq > posted_upto_;
+	}
 
 	// The io_us a completion carrying `token` completes, passed to
 	// done(io_u *) in the order they were posted.
@@ -101,6 +113,7 @@ private:
 	Ring<Entry> reads_, writes_;	// writes_ holds syncs too
 	Ring<Flush> flushes_;	// not posted yet
 	uint64_t dirty_lo_ = 0, dirty_hi_ = 0;	// written since the last sync
+	uint64_t posted_upto_ = 0;	// what the newest flush posted completes
 };
 
 }

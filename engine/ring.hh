@@ -32,12 +32,20 @@ public:
 		return true;
 	}
 	T &front() { return slots_[head_]; }
+	const T &front() const { return slots_[head_]; }
 	T &back() { return slots_[(head_ + size_ - 1) % slots_.size()]; }
-	void pop()
+	void pop() { drop(1); }
+	// the n oldest (n <= size())
+	void drop(size_t n)
 	{
-		head_ = (head_ + 1) % slots_.size();
-		size_--;
+		if (!n)
+			return;	// also before reserve()
+		head_ = (head_ + n) % slots_.size();
+		size_ -= n;
 	}
+	void clear() { head_ = size_ = 0; }
+	// the i-th oldest
+	T &operator[](size_t i) { return slots_[(head_ + i) % slots_.size()]; }
 
 private:
 	std::vector<T> slots_;

@@ -39,6 +39,8 @@ class InFlightTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(a_refused_io_u_leaves_no_trace);
 	CPPUNIT_TEST(random_runs_keep_the_contract);
 	CPPUNIT_TEST(drain_gives_back_everything_and_starts_afresh);
+	CPPUNIT_TEST(stalled_only_while_nothing_posted_can_complete);
+	CPPUNIT_TEST(ring_drops_and_indexes_from_the_oldest);
 	CPPUNIT_TEST_SUITE_END();
 
 	InFlight f;
@@ -70,6 +72,62 @@ class InFlightTest : public CppUnit::TestFixture {
 	}
 
 public:
+	// the client's completed io_us: fio takes some, more come after them
+	void ring_drops_and_indexes_from_the_oldest()
+	{
+		rpma_fio::Ring<int> r;
+		r.drop(0);	// before reserve(): nothing to do, no division
+		r.reserve(4);
+		for (int i = 0; i < 4; i++)
+			CPPUNIT_ASSERT(r.push(i));
+		CPPUNIT_ASSERT(!r.push(4));
+		r.drop(3);
+		CPPUNIT_ASSERT_EQUAL(size_t(1), r.size());
+		CPPUNIT_ASSERT_EQUAL(3, r[0]);
+		CPPUNIT_ASSERT(r.push(4) && r.push(5) && r.push(6));
+		for (int i = 0; i < 4; i++)
+			CPPUNIT_ASSERT_EQUAL(3 + i, r[i]);	// across the wrap
+		r.clear();
+		CPPUNIT_ASSERT(r.empty());
+		CPPUNIT_ASSERT(r.push(7));
+		CPPUNIT_ASSERT_EQUAL(7, r[0]);
+	}
+
+	// stalled(): no completion can come before the flushes waiting are
+	// posted, so polling first would only find nothing
+	void stalled_only_while_nothing_posted_can_complete()
+	{
+		f.reserve(16, InFlight::Merge::ANY);
+		CPPUNIT_ASSERT(!f.stalled());	// nothing in flight at all
+		f.add_write(io(0), 0, K);
+		CPPUNIT_ASSERT(f.stalled());
+		std::vector<Flush> first = post_all();
+		CPPUNIT_ASSERT(!f.stalled());	// its flush can complete
+		f.add_write(io(1), K, K);
+		CPPUNIT_ASSERT(!f.stalled());	// the first flush still can
+		complete(first[0].token);
+		CPPUNIT_ASSERT(f.stalled());	// only io(1) left, unflushed
+		uint64_t t;
+		add_read(io(2), &t);
+		CPPUNIT_ASSERT(!f.stalled());	// the read can complete
+		complete(t);
+		std::vector<Flush> second = post_all();
+		CPPUNIT_ASSERT(!f.stalled());
+		complete(second[0].token);
+		CPPUNIT_ASSERT(!f.stalled());
+		// a sync with nothing new to flush waits on the posted flush
+		f.add_write(io(3), 0, K);
+		std::vector<Flush> third = post_all();
+		bool done;
+		f.add_sync(io(4), &done);
+		CPPUNIT_ASSERT(!f.stalled());
+		// after drain() nothing is in flight, whatever was posted before
+		f.drain([](io_u *) {});
+		CPPUNIT_ASSERT(!f.stalled());
+		f.add_write(io(5), 0, K);
+		CPPUNIT_ASSERT(f.stalled());
+	}
+
 	void writes_share_one_flush_whatever_their_ranges()
 	{
 		f.reserve(16, InFlight::Merge::ANY);
