@@ -65,9 +65,15 @@ serve_fio() {
 	done
 	touch "$D/$N.ready"
 	# until it ends, or the client gives up on it (D/N.abandon: the client
-	# ended long ago and this server still waits for it)
+	# ended long ago and this server still waits for it); D/N.kill: the
+	# client wants it killed (kill -9) in the middle of the run
 	end=$((SECONDS + 300))
 	while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)) && [[ ! -e "$D/$N.abandon" ]]; do
+		if [[ -e "$D/$N.kill" ]]; then
+			kill -9 "$pid"
+			wait "$pid"
+			return 137
+		fi
 		sleep 0.2
 	done
 	if kill -0 "$pid" 2>/dev/null; then
@@ -76,6 +82,21 @@ serve_fio() {
 		return 124
 	fi
 	wait "$pid"
+}
+
+# serve_cmd PROGRAM ARGS...: a server program that is not fio, in the
+# background; D/N.ready once an RDMA-CM id listens; its status, at most
+# 60 s later
+serve_cmd() {
+	"$@" >"$D/$N.server.log" 2>&1 &
+	local pid=$!
+	local end=$((SECONDS + 30))
+	until rdma res show cm_id 2>/dev/null | grep -q LISTEN; do
+		if ! kill -0 "$pid" 2>/dev/null || ((SECONDS >= end)); then break; fi
+		sleep 0.2
+	done
+	touch "$D/$N.ready"
+	wait_exit "$pid" 60
 }
 
 # --- the client guest
@@ -110,10 +131,19 @@ end_serving() { touch "$D/end"; }
 record() {
 	local IFS=$'\t'
 	echo "$*" >>"$D/cases"
-	echo "case $1: $2${3:+ ($3)}"
+	echo "case $1: $5"
 }
 
 # io_bytes FILE DIR: what fio's JSON report FILE says its jobs did in
 # direction DIR (read|write), in bytes
 io_bytes() { jq "[.jobs[].$2.io_bytes] | add // 0" "$1" 2>/dev/null || echo 0; }
 iops() { jq "[.jobs[].$2.iops] | add // 0 | floor" "$1" 2>/dev/null || echo 0; }
+total_ios() { jq '[.jobs[] | .read.total_ios, .write.total_ios] | add // 0' "$1" 2>/dev/null || echo 0; }
+
+# packets: what rxe0 sent and received so far (its counters): on the
+# client that is every RDMA packet on the wire, both ways
+packets() {
+	rdma statistic show link rxe0/1 2>/dev/null | awk '{
+		for (i = 1; i < NF; i++) if ($i == "sent_pkts" || $i == "rcvd_pkts") n += $(i + 1)
+	} END { print n + 0 }'
+}
