@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
 # tests/twohosts/lib.sh -- sourced in both guests of tests/twohosts/run.
 #
