@@ -30,6 +30,11 @@ constexpr auto RETRY_PAUSE = std::chrono::milliseconds(250);
 constexpr int GOODBYE_TIMEOUT_MS = 5000;
 // How long a connect may stay unanswered beyond connect_timeout.
 constexpr int ANSWER_TIMEOUT_MS = 10000;
+// Operations in flight and not one completion for this long: the server or
+// the path to it is gone without a word (a powered-off server; a responder
+// that drops what it cannot execute), and Soft-RoCE does not always end the
+// operations with an error of its own. Far above any retransmission time.
+constexpr auto STALL_TIMEOUT = std::chrono::seconds(30);
 
 }
 
@@ -380,7 +385,29 @@ int Client::poll_once()
 	for (int i = 0; i < got; i++)
 		if ((ret = handle(wc[i])))
 			return ret;
+	completions_ += got;
 	return 0;
+}
+
+// Called only when idle (nothing completed): the clock is read off the data
+// path.
+int Client::stall_check()
+{
+	const auto now = Clock::now();
+	// the first idle moment, or progress since the last one, starts the clock
+	if (completions_ != stall_mark_ || inflight_.size() == 0 ||
+	    stall_since_ == Clock::time_point{}) {
+		stall_mark_ = completions_;
+		stall_since_ = now;
+		return 0;
+	}
+	if (now - stall_since_ < STALL_TIMEOUT)
+		return 0;
+	report(td_, "no completion from %s for %lld s with %zu operations in flight: "
+		"the server or the network is gone", options_of(td_).serverip,
+		static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(
+			STALL_TIMEOUT).count()), inflight_.size());
+	return job_failed(td_, ETIMEDOUT, "completion");
 }
 
 int Client::handle(const ibv_wc &wc)
@@ -468,9 +495,9 @@ int Client::reap(unsigned min)
 			continue;	// some completed, maybe more are waiting
 		int idle_ret = 0;
 		if (!busy_poll_)
-			idle_ret = wait_for_completions() || link_check();
+			idle_ret = wait_for_completions() || link_check() || stall_check();
 		else if (++idle_polls_ % EVENT_CHECK_INTERVAL == 0)
-			idle_ret = connection_check() || link_check();
+			idle_ret = connection_check() || link_check() || stall_check();
 		if (idle_ret)
 			return -1;
 	}

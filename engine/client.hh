@@ -21,6 +21,7 @@
 #define RPMA_ENGINE_CLIENT_HH
 
 #include "fio.hh"
+#include "conn_events.hh"
 #include "inflight.hh"
 #include "link.hh"
 #include "workspace.hh"
@@ -103,6 +104,7 @@ private:
 	int reap(unsigned min);
 	int connection_check();
 	int link_check();
+	int stall_check();
 	// Destroys the queue pair, then deregisters fio's buffers.
 	void release_buffers();
 	void abandon();
@@ -122,6 +124,10 @@ private:
 	Ring<io_u *> completed_;
 	size_t handed_out_ = 0;	// completed_[0..handed_out_) went to fio
 	unsigned idle_polls_ = 0;
+	// completions handled; the count and the time stall_check last saw it move
+	uint64_t completions_ = 0;
+	uint64_t stall_mark_ = 0;
+	Clock::time_point stall_since_;
 	bool failed_ = false;	// the job failed: the connection is gone
 };
 

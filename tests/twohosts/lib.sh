@@ -1,0 +1,150 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: BSD-3-Clause
+# tests/twohosts/lib.sh -- sourced in both guests of tests/twohosts/run.
+#
+# The client guest drives: for each case it posts a script for the server
+# guest (D/case.N), waits until the server says it listens (D/N.ready) or
+# gave up (D/N.status), runs its own fio, and records a line in D/cases.
+# The server guest runs the posted scripts one after the other (serve).
+# D is the directory both guests share ($TWOHOSTS_DIR); every wait is
+# bounded, so that a hung peer ends as a failure, never as a hang.
+
+: "${TWOHOSTS_DIR:?}" "${SERVERIP:?}"
+D=$TWOHOSTS_DIR
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../../engine/tests/wait.sh
+. "$here/../../engine/tests/wait.sh"
+# the engines by bare name, as an installed package provides them (D/lib:
+# links made by the host side, check.sh)
+export LD_LIBRARY_PATH=$D/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+nic=${RPMA_TEST_NETDEV:-eth0}
+
+wait_file() { # wait_file SECONDS FILE...: true once one of the FILEs exists
+	local end=$((SECONDS + $1)) f
+	shift
+	while ((SECONDS < end)); do
+		for f in "$@"; do [[ -e "$f" ]] && return 0; done
+		sleep 0.2
+	done
+	return 1
+}
+
+now() { date +%s.%N; }
+
+# netem SPEC...: the NIC's egress as tc netem SPEC says (none: a clean link)
+netem() {
+	tc qdisc del dev "$nic" root 2>/dev/null || true
+	if [[ "$1" != none ]]; then tc qdisc add dev "$nic" root netem "$@"; fi
+}
+
+# --- the server guest
+
+# serve: runs each posted case script until the client posts D/end (or
+# falls silent for 10 minutes); the script's status goes to D/N.status
+serve() {
+	local n=1
+	while wait_file 600 "$D/case.$n" "$D/end" && [[ -e "$D/case.$n" ]]; do
+		netem none
+		ip link set "$nic" up
+		(cd "$D" && N=$n bash -c ". '$here/lib.sh'; . '$D/case.$n'") \
+			>"$D/$n.server.out" 2>&1
+		echo $? >"$D/$n.status"
+		n=$((n + 1))
+	done
+}
+
+# serve_fio ARGS...: a server fio (ARGS: the job file or options), in the
+# background; D/N.ready once it listens; its status, at most 5 min later
+serve_fio() {
+	(cd "$D" && exec fio --output-format=json --output="$D/$N.server.json" "$@") \
+		>"$D/$N.server.log" 2>&1 &
+	local pid=$!
+	local end=$((SECONDS + 60))
+	until grep -qsF "waiting for a client" "$D/$N.server.log"; do
+		if ! kill -0 "$pid" 2>/dev/null || ((SECONDS >= end)); then break; fi
+		sleep 0.2
+	done
+	touch "$D/$N.ready"
+	# until it ends, or the client gives up on it (D/N.abandon: the client
+	# ended long ago and this server still waits for it); D/N.kill: the
+	# client wants it killed (kill -9) in the middle of the run
+	end=$((SECONDS + 300))
+	while kill -0 "$pid" 2>/dev/null && ((SECONDS < end)) && [[ ! -e "$D/$N.abandon" ]]; do
+		if [[ -e "$D/$N.kill" ]]; then
+			kill -9 "$pid"
+			wait "$pid"
+			return 137
+		fi
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -9 "$pid"
+		wait "$pid"
+		return 124
+	fi
+	wait "$pid"
+}
+
+# serve_cmd PROGRAM ARGS...: a server program that is not fio, in the
+# background; D/N.ready once an RDMA-CM id listens; its status, at most
+# 60 s later
+serve_cmd() {
+	"$@" >"$D/$N.server.log" 2>&1 &
+	local pid=$!
+	local end=$((SECONDS + 30))
+	until rdma res show cm_id 2>/dev/null | grep -q LISTEN; do
+		if ! kill -0 "$pid" 2>/dev/null || ((SECONDS >= end)); then break; fi
+		sleep 0.2
+	done
+	touch "$D/$N.ready"
+	wait_exit "$pid" 60
+}
+
+# --- the client guest
+
+case_no=0
+# post SCRIPT: the server guest runs SCRIPT (bash, with this file sourced
+# and N set); true once it listens, false if it ended or never listened
+post() {
+	case_no=$((case_no + 1))
+	printf '%s\n' "$1" >"$D/.case.$case_no"
+	mv "$D/.case.$case_no" "$D/case.$case_no"
+	wait_file 120 "$D/$case_no.ready" "$D/$case_no.status" && [[ -e "$D/$case_no.ready" ]]
+}
+
+# server_status [SECONDS]: the status of the current case's server script,
+# waiting at most SECONDS (default 60) for it; then the server fio is
+# killed (status 124)
+server_status() {
+	local st=0
+	if ! wait_file "${1:-60}" "$D/$case_no.status"; then
+		# the server never noticed that its client ended: 124
+		touch "$D/$case_no.abandon"
+		wait_file 30 "$D/$case_no.status" || return 125
+	fi
+	st=$(cat "$D/$case_no.status")
+	return "$st"
+}
+
+end_serving() { touch "$D/end"; }
+
+# record NAME OUTCOME DETAIL...: one line of D/cases, tab-separated
+record() {
+	local IFS=$'\t'
+	echo "$*" >>"$D/cases"
+	echo "case $1: $5"
+}
+
+# io_bytes FILE DIR: what fio's JSON report FILE says its jobs did in
+# direction DIR (read|write), in bytes
+io_bytes() { jq "[.jobs[].$2.io_bytes] | add // 0" "$1" 2>/dev/null || echo 0; }
+iops() { jq "[.jobs[].$2.iops] | add // 0 | floor" "$1" 2>/dev/null || echo 0; }
+total_ios() { jq '[.jobs[] | .read.total_ios, .write.total_ios] | add // 0' "$1" 2>/dev/null || echo 0; }
+
+# packets: what rxe0 sent and received so far (its counters): on the
+# client that is every RDMA packet on the wire, both ways
+packets() {
+	rdma statistic show link rxe0/1 2>/dev/null | awk '{
+		for (i = 1; i < NF; i++) if ($i == "sent_pkts" || $i == "rcvd_pkts") n += $(i + 1)
+	} END { print n + 0 }'
+}
