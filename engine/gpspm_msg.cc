@@ -39,7 +39,7 @@ uint64_t get_fixed64(const uint8_t *p)
 // 1..want in order, one byte tags, nothing else; parsed at once.
 bool unpack_canonical(const uint8_t *p, size_t len, unsigned want, uint64_t *out)
 {
-	if (len != 9 * want)
+	if (len != size_t{9} * want)
 		return false;
 	for (unsigned f = 0; f < want; f++, p += 9) {
 		if (p[0] != ((f + 1) << 3 | WIRE_64BIT))

@@ -9,8 +9,8 @@
 // one RDMA read out of it, each at an offset inside a page, between two RC
 // queue pairs of the same device.
 
-#ifndef RPMA_INTEGRATION_ODP_PROBE_HH
-#define RPMA_INTEGRATION_ODP_PROBE_HH
+#ifndef RPMA_TESTS_INTEGRATION_ODP_PROBE_HH
+#define RPMA_TESTS_INTEGRATION_ODP_PROBE_HH
 
 #include <string>
 

@@ -54,7 +54,7 @@ checks="coverage synopsis groff"
 [ ! -d "${errors_seen:-}" ] || checks="$checks errors"
 for check in $checks; do
 	fresh
-	expect pass $check
+	expect pass "$check"
 done
 
 fresh; rm "$scratch/built/man3/rpma_mr_reg.3"
