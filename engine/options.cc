@@ -16,9 +16,9 @@ namespace {
 // fio lists engine options by group (--cmdhelp); the librpma group went
 // away with fio's own librpma engines (3.38)
 #ifdef RPMA_FIO_HAS_OPT_G_LIBRPMA
-constexpr auto option_group = FIO_OPT_G_LIBRPMA;
+constexpr auto OPTION_GROUP = FIO_OPT_G_LIBRPMA;
 #else
-constexpr auto option_group = FIO_OPT_G_RDMA;
+constexpr auto OPTION_GROUP = FIO_OPT_G_RDMA;
 #endif
 }
 
@@ -31,7 +31,7 @@ fio_option options[] = {
 		.help = "IP address the server listens on / the client connects to",
 		.def = "",
 		.category = FIO_OPT_C_ENGINE,
-		.group = option_group,
+		.group = OPTION_GROUP,
 	},
 	{
 		.name = "port",
@@ -41,7 +41,7 @@ fio_option options[] = {
 		.help = "Base port: job N uses port + N - 1",
 		.def = "7204",
 		.category = FIO_OPT_C_ENGINE,
-		.group = option_group,
+		.group = OPTION_GROUP,
 	},
 	{
 		.name = "direct_write_to_pmem",
@@ -51,7 +51,7 @@ fio_option options[] = {
 		.help = "Server: set only if RDMA writes reach PMem directly (DDIO off)",
 		.def = "0",
 		.category = FIO_OPT_C_ENGINE,
-		.group = option_group,
+		.group = OPTION_GROUP,
 	},
 	{
 		.name = "busy_wait_polling",
@@ -61,7 +61,7 @@ fio_option options[] = {
 		.help = "1: spin on the completion queue; 0: sleep until a completion arrives",
 		.def = "1",
 		.category = FIO_OPT_C_ENGINE,
-		.group = option_group,
+		.group = OPTION_GROUP,
 	},
 	{
 		.name = "connect_timeout",
@@ -73,7 +73,7 @@ fio_option options[] = {
 		.help = "Client: seconds to keep retrying until the server listens",
 		.def = "60",
 		.category = FIO_OPT_C_ENGINE,
-		.group = option_group,
+		.group = OPTION_GROUP,
 	},
 	{
 		.name = nullptr,

@@ -13,8 +13,8 @@ namespace rpma {
 namespace {
 
 // Connection parameters of upstream librpma, which old peers expect.
-constexpr uint8_t retry_count = 7;
-constexpr uint8_t rnr_retry_count = 7; // 7: retry forever on receiver-not-ready
+constexpr uint8_t RETRY_COUNT = 7;
+constexpr uint8_t RNR_RETRY_COUNT = 7; // 7: retry forever on receiver-not-ready
 
 rpma_conn_event translate(rdma_cm_event_type type) noexcept
 {
@@ -70,7 +70,7 @@ Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues,
 		throw_provider("rdma_migrate_id()", errno_or(EIO));
 
 	errno = 0;
-	flush_mr_ = MrOwner(ibv_reg_mr(peer.pd(), flush_page_.get(), flush_length,
+	flush_mr_ = MrOwner(ibv_reg_mr(peer.pd(), flush_page_.get(), FLUSH_LENGTH,
 				       IBV_ACCESS_LOCAL_WRITE));
 	if (!flush_mr_)
 		throw_provider("ibv_reg_mr()", errno_or(EIO));
@@ -92,8 +92,8 @@ void Conn::establish(bool incoming, const rpma_conn_private_data *pdata)
 	param.responder_resources = RDMA_MAX_RESP_RES;
 	param.initiator_depth = RDMA_MAX_INIT_DEPTH;
 	param.flow_control = 1;
-	param.retry_count = retry_count;
-	param.rnr_retry_count = rnr_retry_count;
+	param.retry_count = RETRY_COUNT;
+	param.rnr_retry_count = RNR_RETRY_COUNT;
 	if (pdata) {
 		param.private_data = pdata->ptr;
 		param.private_data_len = pdata->len;
@@ -147,7 +147,7 @@ int Conn::flush_refusal(const MrRemote &dst, size_t dst_offset, size_t len,
 {
 	// the flushed range, and the bytes the emulated flush reads, must be
 	// the region's (upstream posts them unchecked)
-	if (!dst.holds(dst_offset, len) || !dst.holds(dst_offset, flush_length))
+	if (!dst.holds(dst_offset, len) || !dst.holds(dst_offset, FLUSH_LENGTH))
 		return RPMA_E_INVAL;
 	switch (type) {
 	case RPMA_FLUSH_TYPE_PERSISTENT:

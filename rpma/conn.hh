@@ -53,7 +53,7 @@ public:
 	int disconnect() noexcept;
 
 	// The bytes the emulated flush reads at the flushed offset.
-	static constexpr size_t flush_length = 8;
+	static constexpr size_t FLUSH_LENGTH = 8;
 
 	// Data path. Arguments were validated by the caller: every local range
 	// fits one SGE (MrLocal::holds), so its length narrows to 32 bits
@@ -127,7 +127,7 @@ public:
 			return native_flush(dst, dst_offset, len, type, flags, op_context);
 		ibv_send_wr wr = work_request(IBV_WR_RDMA_READ, flags, op_context);
 		ibv_sge sge;
-		set_sge(wr, sge, flush_sink_address(), flush_length, flush_mr_->lkey);
+		set_sge(wr, sge, flush_sink_address(), FLUSH_LENGTH, flush_mr_->lkey);
 		set_remote(wr, dst, dst_offset);
 		return post(wr);
 	}

@@ -19,15 +19,15 @@ class Srq;
 
 class ConnCfg {
 public:
-	static constexpr uint32_t default_queue_size = 10;
+	static constexpr uint32_t DEFAULT_QUEUE_SIZE = 10;
 
 	// The fields at one moment, taken once when resources are made.
 	struct Values {
 		int timeout_ms = RPMA_DEFAULT_TIMEOUT_MS;
-		uint32_t cq_size = default_queue_size;
+		uint32_t cq_size = DEFAULT_QUEUE_SIZE;
 		uint32_t rcq_size = 0;
-		uint32_t sq_size = default_queue_size;
-		uint32_t rq_size = default_queue_size;
+		uint32_t sq_size = DEFAULT_QUEUE_SIZE;
+		uint32_t rq_size = DEFAULT_QUEUE_SIZE;
 		bool shared_channel = false;
 		Srq *srq = nullptr;
 	};
@@ -43,10 +43,10 @@ public:
 	static Values defaults() noexcept { return {}; }
 
 	std::atomic<int> timeout_ms{RPMA_DEFAULT_TIMEOUT_MS};
-	std::atomic<uint32_t> cq_size{default_queue_size};
+	std::atomic<uint32_t> cq_size{DEFAULT_QUEUE_SIZE};
 	std::atomic<uint32_t> rcq_size{0};
-	std::atomic<uint32_t> sq_size{default_queue_size};
-	std::atomic<uint32_t> rq_size{default_queue_size};
+	std::atomic<uint32_t> sq_size{DEFAULT_QUEUE_SIZE};
+	std::atomic<uint32_t> rq_size{DEFAULT_QUEUE_SIZE};
 	std::atomic<bool> shared_channel{false};
 	std::atomic<Srq *> srq{nullptr};
 	// Held by every setter and by values(); not on any data path.

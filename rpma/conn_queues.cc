@@ -12,8 +12,8 @@ namespace {
 
 // Upstream's queue pair shape: one SGE each way and 8 bytes of inline data,
 // enough for the emulated atomic write.
-constexpr uint32_t max_sge = 1;
-constexpr uint32_t max_inline_data = 8;
+constexpr uint32_t MAX_SGE = 1;
+constexpr uint32_t MAX_INLINE_DATA = 8;
 
 } // namespace
 
@@ -46,9 +46,9 @@ ConnQueues::ConnQueues(Peer &peer, rdma_cm_id *id, const ConnCfg::Values &cfg)
 	attr.srq = cfg.srq ? cfg.srq->ibv() : nullptr;
 	attr.cap.max_send_wr = cfg.sq_size;
 	attr.cap.max_recv_wr = cfg.rq_size;
-	attr.cap.max_send_sge = max_sge;
-	attr.cap.max_recv_sge = max_sge;
-	attr.cap.max_inline_data = max_inline_data;
+	attr.cap.max_send_sge = MAX_SGE;
+	attr.cap.max_recv_sge = MAX_SGE;
+	attr.cap.max_inline_data = MAX_INLINE_DATA;
 	attr.sq_sig_all = 0;
 	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
 	attr.pd = peer.pd();

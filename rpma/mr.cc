@@ -16,10 +16,10 @@ namespace rpma {
 namespace {
 
 // Descriptor layout: raddr u64 | length u64 | rkey u32 | usage u8, all LE.
-constexpr size_t address_at = 0;
-constexpr size_t size_at = 8;
-constexpr size_t rkey_at = 16;
-constexpr size_t usage_at = 20;
+constexpr size_t ADDRESS_AT = 0;
+constexpr size_t SIZE_AT = 8;
+constexpr size_t RKEY_AT = 16;
+constexpr size_t USAGE_AT = 20;
 
 template <typename T> void store_le(uint8_t *to, T value)
 {
@@ -51,13 +51,13 @@ ibv_mr *register_region(ibv_pd *pd, void *ptr, size_t size, int access)
 // success (__rxe_odp_mr_copy() never adds the offset within the page).
 // Only a transfer tells a fixed kernel from a broken one, which a
 // registration cannot afford, so the warning goes to every rxe.
-constexpr uint32_t soft_roce_vendor_id = 0xffffff;
+constexpr uint32_t SOFT_ROCE_VENDOR_ID = 0xffffff;
 
 void warn_if_soft_roce(ibv_context *context)
 {
 	ibv_device_attr_ex attr{};
 	if (ibv_query_device_ex(context, nullptr, &attr) ||
-	    attr.orig_attr.vendor_id != soft_roce_vendor_id)
+	    attr.orig_attr.vendor_id != SOFT_ROCE_VENDOR_ID)
 		return;
 	RPMA_LOG_WARNING("%s is Soft-RoCE, registered with On-Demand Paging: rxe's ODP "
 			 "(Linux 7.2.13 at least) places reads and writes at the start of "
@@ -69,7 +69,7 @@ void warn_if_soft_roce(ibv_context *context)
 
 MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 {
-	if (usage == 0 || (usage & ~mr_usage_all))
+	if (usage == 0 || (usage & ~MR_USAGE_ALL))
 		throw Error(RPMA_E_INVAL);
 	int access = peer.access_for(usage);
 	mr_ = MrOwner(register_region(peer.pd(), ptr, size, access));
@@ -106,10 +106,10 @@ MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 void MrLocal::descriptor(void *desc) const noexcept
 {
 	auto *bytes = static_cast<uint8_t *>(desc);
-	store_le<uint64_t>(bytes + address_at, address());
-	store_le<uint64_t>(bytes + size_at, size());
-	store_le<uint32_t>(bytes + rkey_at, mr_->rkey);
-	bytes[usage_at] = static_cast<uint8_t>(usage_);
+	store_le<uint64_t>(bytes + ADDRESS_AT, address());
+	store_le<uint64_t>(bytes + SIZE_AT, size());
+	store_le<uint32_t>(bytes + RKEY_AT, mr_->rkey);
+	bytes[USAGE_AT] = static_cast<uint8_t>(usage_);
 }
 
 int MrLocal::advise(size_t offset, size_t len, int advice, uint32_t flags) const noexcept
@@ -154,15 +154,15 @@ int MrLocal::advise(size_t offset, size_t len, int advice, uint32_t flags) const
 MrRemote MrRemote::from_descriptor(const void *desc)
 {
 	const auto *bytes = static_cast<const uint8_t *>(desc);
-	if (bytes[usage_at] == 0) {
+	if (bytes[USAGE_AT] == 0) {
 		RPMA_LOG_ERROR("usage type of memory is not set");
 		throw Error(RPMA_E_INVAL);
 	}
 	MrRemote mr;
-	mr.address_ = load_le<uint64_t>(bytes + address_at);
-	mr.size_ = load_le<uint64_t>(bytes + size_at);
-	mr.rkey_ = load_le<uint32_t>(bytes + rkey_at);
-	mr.usage_ = bytes[usage_at];
+	mr.address_ = load_le<uint64_t>(bytes + ADDRESS_AT);
+	mr.size_ = load_le<uint64_t>(bytes + SIZE_AT);
+	mr.rkey_ = load_le<uint32_t>(bytes + RKEY_AT);
+	mr.usage_ = bytes[USAGE_AT];
 	RPMA_LOG_DEBUG("new rpma_mr_remote(raddr=0x%" PRIx64 ", size=%" PRIu64 ", rkey=0x%" PRIx32
 		       ", usage=0x%x)",
 		       mr.address_, mr.size_, mr.rkey_, mr.usage_);

@@ -14,11 +14,11 @@ namespace rpma {
 class Peer;
 
 // Every RPMA_MR_USAGE_* bit; the descriptor keeps them in one byte.
-inline constexpr int mr_usage_all = 0xff;
+inline constexpr int MR_USAGE_ALL = 0xff;
 
 // A scatter/gather entry's length is 32-bit: a longer local range would be
 // cut to its low 32 bits (4 GiB to a 0-byte request that succeeds).
-inline constexpr size_t max_sge_length = UINT32_MAX;
+inline constexpr size_t MAX_SGE_LENGTH = UINT32_MAX;
 
 // Whether [offset, offset + len) lies inside `size` bytes, computed without
 // a sum that could wrap around.
@@ -29,7 +29,7 @@ constexpr bool inside(uint64_t size, size_t offset, size_t len) noexcept
 
 class MrLocal {
 public:
-	static constexpr size_t descriptor_size = 21;
+	static constexpr size_t DESCRIPTOR_SIZE = 21;
 
 	// Registers [ptr, ptr + size) for the given usages, retrying with
 	// On-Demand Paging where plain registration is not supported (FS DAX).
@@ -46,7 +46,7 @@ public:
 	// Whether one SGE can describe [offset, offset + len) of the region.
 	bool holds(size_t offset, size_t len) const noexcept
 	{
-		return len <= max_sge_length && inside(size(), offset, len);
+		return len <= MAX_SGE_LENGTH && inside(size(), offset, len);
 	}
 
 	// ibv_advise_mr() on [offset, offset + len): RPMA_E_INVAL for a range

@@ -30,14 +30,14 @@ bool supports_rc_odp(const ibv_device_attr_ex &attr)
 
 // Kernel capability bits (IB_UVERBS_DEVICE_*): rdma-core names no
 // IBV_DEVICE_* alias for them.
-constexpr uint64_t device_flush_global = 1ULL << 38;
-constexpr uint64_t device_flush_persistent = 1ULL << 39;
-constexpr uint64_t device_atomic_write = 1ULL << 40;
+constexpr uint64_t DEVICE_FLUSH_GLOBAL = 1ULL << 38;
+constexpr uint64_t DEVICE_FLUSH_PERSISTENT = 1ULL << 39;
+constexpr uint64_t DEVICE_ATOMIC_WRITE = 1ULL << 40;
 
 bool atomic_write_capable([[maybe_unused]] const ibv_device_attr_ex &attr)
 {
 #if HAVE_DECL_IBV_WR_ATOMIC_WRITE
-	return attr.device_cap_flags_ex & device_atomic_write;
+	return attr.device_cap_flags_ex & DEVICE_ATOMIC_WRITE;
 #else
 	return false;
 #endif
@@ -46,7 +46,7 @@ bool atomic_write_capable([[maybe_unused]] const ibv_device_attr_ex &attr)
 bool flush_capable([[maybe_unused]] const ibv_device_attr_ex &attr)
 {
 #if HAVE_DECL_IBV_WR_FLUSH
-	constexpr uint64_t both = device_flush_global | device_flush_persistent;
+	constexpr uint64_t both = DEVICE_FLUSH_GLOBAL | DEVICE_FLUSH_PERSISTENT;
 	return (attr.device_cap_flags_ex & both) == both;
 #else
 	return false;

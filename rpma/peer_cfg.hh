@@ -11,7 +11,7 @@ namespace rpma {
 
 class PeerCfg {
 public:
-	static constexpr size_t descriptor_size = 1;
+	static constexpr size_t DESCRIPTOR_SIZE = 1;
 
 	PeerCfg() noexcept = default;
 	explicit PeerCfg(bool direct_write_to_pmem) noexcept

@@ -14,7 +14,7 @@ namespace rpma {
 class SrqCfg {
 public:
 	// upstream's code uses 20 for both (its manual says 100)
-	static constexpr uint32_t default_size = 20;
+	static constexpr uint32_t DEFAULT_SIZE = 20;
 
 	struct Values {
 		uint32_t rq_size;
@@ -28,8 +28,8 @@ public:
 		return {rq_size.load(), rcq_size.load()};
 	}
 
-	std::atomic<uint32_t> rq_size{default_size};
-	std::atomic<uint32_t> rcq_size{default_size};
+	std::atomic<uint32_t> rq_size{DEFAULT_SIZE};
+	std::atomic<uint32_t> rcq_size{DEFAULT_SIZE};
 	mutable std::mutex mutex;
 };
 

@@ -34,7 +34,7 @@ RPMA_EXPORT int rpma_mr_get_descriptor_size(const rpma_mr_local *mr, size_t *des
 {
 	if (!mr || !desc_size)
 		return RPMA_E_INVAL;
-	*desc_size = MrLocal::descriptor_size;
+	*desc_size = MrLocal::DESCRIPTOR_SIZE;
 	return 0;
 }
 
@@ -59,9 +59,9 @@ RPMA_EXPORT int rpma_mr_remote_from_descriptor(const void *desc, size_t desc_siz
 {
 	if (!desc || !mr_ptr)
 		return RPMA_E_INVAL;
-	if (desc_size < MrLocal::descriptor_size) {
+	if (desc_size < MrLocal::DESCRIPTOR_SIZE) {
 		RPMA_LOG_ERROR("incorrect size of the descriptor: %zu bytes (should be at least: %zu bytes)",
-			       desc_size, MrLocal::descriptor_size);
+			       desc_size, MrLocal::DESCRIPTOR_SIZE);
 		return RPMA_E_INVAL;
 	}
 	return create(mr_ptr, [desc] { return std::make_unique<MrRemote>(MrRemote::from_descriptor(desc)); });

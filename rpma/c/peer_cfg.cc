@@ -45,7 +45,7 @@ RPMA_EXPORT int rpma_peer_cfg_get_descriptor_size(const rpma_peer_cfg *pcfg, siz
 {
 	if (!pcfg || !desc_size)
 		return RPMA_E_INVAL;
-	*desc_size = PeerCfg::descriptor_size;
+	*desc_size = PeerCfg::DESCRIPTOR_SIZE;
 	return 0;
 }
 
@@ -54,9 +54,9 @@ RPMA_EXPORT int rpma_peer_cfg_from_descriptor(const void *desc, size_t desc_size
 {
 	if (!desc || !pcfg_ptr)
 		return RPMA_E_INVAL;
-	if (desc_size < PeerCfg::descriptor_size) {
+	if (desc_size < PeerCfg::DESCRIPTOR_SIZE) {
 		RPMA_LOG_ERROR("incorrect size of the descriptor: %zu bytes (should be at least %zu bytes)",
-			       desc_size, PeerCfg::descriptor_size);
+			       desc_size, PeerCfg::DESCRIPTOR_SIZE);
 		return RPMA_E_INVAL;
 	}
 	int ret = create(pcfg_ptr, [desc] {

@@ -18,9 +18,9 @@ namespace unit {
 
 namespace {
 
-constexpr uint64_t raddr = 0x7f0000001000;
-constexpr uint32_t rkey = 0x1234;
-constexpr int always = RPMA_F_COMPLETION_ALWAYS;
+constexpr uint64_t RADDR = 0x7f0000001000;
+constexpr uint32_t RKEY = 0x1234;
+constexpr int ALWAYS = RPMA_F_COMPLETION_ALWAYS;
 
 rpma::Conn &core(rpma_conn *conn) { return *reinterpret_cast<rpma::Conn *>(conn); }
 rpma::Peer &core(rpma_peer *peer) { return *reinterpret_cast<rpma::Peer *>(peer); }
@@ -57,14 +57,14 @@ class CoreTest : public Fixture {
 	void connect(int remote_usage)
 	{
 		make_conn();
-		remote = remote_mr(raddr, 4096, rkey, remote_usage);
+		remote = remote_mr(RADDR, 4096, RKEY, remote_usage);
 	}
 
 	void set_direct_write(bool supported) { core(conn).set_direct_write_to_pmem(supported); }
 
 	int flush(size_t offset, size_t len, rpma_flush_type type)
 	{
-		return core(conn).flush(core(remote), offset, len, type, always, nullptr);
+		return core(conn).flush(core(remote), offset, len, type, ALWAYS, nullptr);
 	}
 
 	// A configuration with a shared channel and an SRQ that has a receive CQ.
@@ -94,7 +94,7 @@ public:
 		connect(RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 		set_direct_write(true);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, flush(0, 8, RPMA_FLUSH_TYPE_PERSISTENT));
-		remote = remote_mr(raddr, 4096, rkey, RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+		remote = remote_mr(RADDR, 4096, RKEY, RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, flush(0, 8, RPMA_FLUSH_TYPE_VISIBILITY));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
@@ -154,7 +154,7 @@ public:
 
 	void remote_region_needs_usage()
 	{
-		const auto desc = mr_descriptor(raddr, 4096, rkey, 0);
+		const auto desc = mr_descriptor(RADDR, 4096, RKEY, 0);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
 				     thrown([&] { rpma::MrRemote::from_descriptor(desc.data()); }));
 	}

@@ -17,9 +17,9 @@ namespace unit {
 
 namespace {
 
-constexpr uint64_t raddr = 0x7f0000100000;
-constexpr uint32_t rkey = 0x4321;
-constexpr int flush_usages = RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
+constexpr uint64_t RADDR = 0x7f0000100000;
+constexpr uint32_t RKEY = 0x4321;
+constexpr int FLUSH_USAGES = RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
 
 // RPMA_NATIVE_OPS for the peers created in a scope ("" unsets it).
 class NativeOps {
@@ -123,11 +123,11 @@ class DataPathTest : public Fixture {
 	const void *const ctx = &context;
 
 	// A connection, a local region over `buffer` and a remote one.
-	void connect(int remote_usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC | flush_usages)
+	void connect(int remote_usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC | FLUSH_USAGES)
 	{
 		make_conn(conn_cfg);
 		local = register_mr(buffer, sizeof(buffer), 0xff);
-		remote = remote_mr(raddr, 4096, rkey, remote_usage);
+		remote = remote_mr(RADDR, 4096, RKEY, remote_usage);
 	}
 
 	uint32_t lkey() { return registration_of(local).mr->lkey; }
@@ -204,7 +204,7 @@ public:
 	{
 		connect();
 		CPPUNIT_ASSERT_EQUAL(0, rpma_read(conn, local, 16, remote, 100, 64, RPMA_F_COMPLETION_ALWAYS, ctx));
-		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx, local_sge(16, 64), raddr + 100, rkey},
+		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx, local_sge(16, 64), RADDR + 100, RKEY},
 		      only_send());
 	}
 
@@ -219,7 +219,7 @@ public:
 	{
 		connect();
 		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, 8, local, 32, 100, RPMA_F_COMPLETION_ALWAYS, ctx));
-		check({IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED, ctx, local_sge(32, 100), raddr + 8, rkey},
+		check({IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED, ctx, local_sge(32, 100), RADDR + 8, RKEY},
 		      only_send());
 	}
 
@@ -235,7 +235,7 @@ public:
 		connect();
 		CPPUNIT_ASSERT_EQUAL(0, rpma_write_with_imm(conn, remote, 0, local, 0, 8,
 							    RPMA_F_COMPLETION_ALWAYS, 0x12345678, ctx));
-		check({IBV_WR_RDMA_WRITE_WITH_IMM, IBV_SEND_SIGNALED, ctx, local_sge(0, 8), raddr, rkey,
+		check({IBV_WR_RDMA_WRITE_WITH_IMM, IBV_SEND_SIGNALED, ctx, local_sge(0, 8), RADDR, RKEY,
 		       htonl(0x12345678)},
 		      only_send());
 	}
@@ -317,7 +317,7 @@ public:
 		const fake::SendWr &wr = only_send();
 		CPPUNIT_ASSERT(!wr.extended);
 		check({IBV_WR_RDMA_WRITE, IBV_SEND_INLINE | IBV_SEND_FENCE | IBV_SEND_SIGNALED, ctx,
-		       fake::Sge{reinterpret_cast<uintptr_t>(word), 8, 0}, raddr + 64, rkey},
+		       fake::Sge{reinterpret_cast<uintptr_t>(word), 8, 0}, RADDR + 64, RKEY},
 		      wr);
 		CPPUNIT_ASSERT(std::vector<uint8_t>(word, word + 8) == wr.data);
 		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ON_ERROR, ctx));
@@ -328,7 +328,7 @@ public:
 	// the verb: without RPMA_NATIVE_OPS the write stays emulated.
 	void atomic_write_emulated_unless_asked_for()
 	{
-		fake::device_attr().device_cap_flags_ex |= fake::device_cap_atomic_write;
+		fake::device_attr().device_cap_flags_ex |= fake::DEVICE_CAP_ATOMIC_WRITE;
 		for (const char *ops : {"", "flush", "none", "atomic-write-typo"}) {
 			NativeOps env(ops);
 			connect();
@@ -339,13 +339,13 @@ public:
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(ops, int{IBV_WR_RDMA_WRITE}, int{fake::sends().back().opcode});
 			Fixture::tearDown();
 			Fixture::setUp();
-			fake::device_attr().device_cap_flags_ex |= fake::device_cap_atomic_write;
+			fake::device_attr().device_cap_flags_ex |= fake::DEVICE_CAP_ATOMIC_WRITE;
 		}
 	}
 
 	void connect_with_native_atomic_write()
 	{
-		fake::device_attr().device_cap_flags_ex |= fake::device_cap_atomic_write;
+		fake::device_attr().device_cap_flags_ex |= fake::DEVICE_CAP_ATOMIC_WRITE;
 		NativeOps env("atomic_write");
 		connect();
 		const ibv_qp_init_attr_ex &attr = fake::qps().back().attr;
@@ -363,7 +363,7 @@ public:
 		// native: no SGE, the 8 bytes travel in the request; fenced like the
 		// emulated path (a deliberate deviation, docs/compatibility.md)
 		check({IBV_WR_ATOMIC_WRITE, IBV_SEND_SIGNALED | IBV_SEND_FENCE, ctx, std::nullopt,
-		       raddr + 8, rkey},
+		       RADDR + 8, RKEY},
 		      wr);
 		CPPUNIT_ASSERT(std::vector<uint8_t>(word, word + 8) == wr.data);
 		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ON_ERROR, ctx));
@@ -388,7 +388,7 @@ public:
 	// native: the responder's device may not.
 	void flush_emulated_unless_asked_for()
 	{
-		fake::device_attr().device_cap_flags_ex |= fake::device_cap_flush;
+		fake::device_attr().device_cap_flags_ex |= fake::DEVICE_CAP_FLUSH;
 		connect();
 		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 0, 100, RPMA_FLUSH_TYPE_VISIBILITY,
 						   RPMA_F_COMPLETION_ALWAYS, ctx));
@@ -399,7 +399,7 @@ public:
 #if HAVE_DECL_IBV_WR_FLUSH
 	void flush_native_when_asked_for()
 	{
-		fake::device_attr().device_cap_flags_ex |= fake::device_cap_flush;
+		fake::device_attr().device_cap_flags_ex |= fake::DEVICE_CAP_FLUSH;
 		{
 			NativeOps env("flush");
 			connect();
@@ -411,7 +411,7 @@ public:
 						   RPMA_F_COMPLETION_ALWAYS, ctx));
 		const fake::SendWr &wr = only_send();
 		CPPUNIT_ASSERT(wr.extended);
-		check({IBV_WR_FLUSH, IBV_SEND_SIGNALED, ctx, std::nullopt, raddr + 8, rkey}, wr);
+		check({IBV_WR_FLUSH, IBV_SEND_SIGNALED, ctx, std::nullopt, RADDR + 8, RKEY}, wr);
 		CPPUNIT_ASSERT_EQUAL(size_t{100}, wr.flush_len);
 		CPPUNIT_ASSERT_EQUAL(int{IBV_FLUSH_GLOBAL}, int{wr.flush_type});
 		CPPUNIT_ASSERT_EQUAL(int{IBV_FLUSH_RANGE}, int{wr.flush_level});
@@ -443,8 +443,8 @@ public:
 	{
 		connect();
 		CPPUNIT_ASSERT_EQUAL(0, rpma_write_atomic(conn, remote, 16, local, 40, RPMA_F_COMPLETION_ALWAYS, ctx));
-		check({IBV_WR_RDMA_WRITE, IBV_SEND_FENCE | IBV_SEND_SIGNALED, ctx, local_sge(40, 8), raddr + 16,
-		       rkey},
+		check({IBV_WR_RDMA_WRITE, IBV_SEND_FENCE | IBV_SEND_SIGNALED, ctx, local_sge(40, 8), RADDR + 16,
+		       RKEY},
 		      only_send());
 	}
 
@@ -479,7 +479,7 @@ public:
 		apply_direct_write(true);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
 							       RPMA_F_COMPLETION_ALWAYS, ctx));
-		rpma_mr_remote *persistent_only = remote_mr(raddr, 4096, rkey, RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+		rpma_mr_remote *persistent_only = remote_mr(RADDR, 4096, RKEY, RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_flush(conn, persistent_only, 0, 8,
 							       RPMA_FLUSH_TYPE_VISIBILITY,
 							       RPMA_F_COMPLETION_ALWAYS, ctx));
@@ -502,7 +502,7 @@ public:
 		CPPUNIT_ASSERT(sink.access & IBV_ACCESS_LOCAL_WRITE);
 		// len is ignored: always 8 bytes at raddr + offset
 		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx,
-		       fake::Sge{reinterpret_cast<uintptr_t>(sink.addr), 8, sink.mr->lkey}, raddr + 200, rkey},
+		       fake::Sge{reinterpret_cast<uintptr_t>(sink.addr), 8, sink.mr->lkey}, RADDR + 200, RKEY},
 		      only_send());
 		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
 						   RPMA_F_COMPLETION_ON_ERROR, ctx));
@@ -517,7 +517,7 @@ public:
 						   RPMA_F_COMPLETION_ALWAYS, ctx));
 		const fake::MrReg &sink = flush_buffer();
 		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx,
-		       fake::Sge{reinterpret_cast<uintptr_t>(sink.addr), 8, sink.mr->lkey}, raddr + 24, rkey},
+		       fake::Sge{reinterpret_cast<uintptr_t>(sink.addr), 8, sink.mr->lkey}, RADDR + 24, RKEY},
 		      only_send());
 	}
 
@@ -630,7 +630,7 @@ public:
 		make_conn(conn_cfg);
 		const size_t four_gib = size_t{1} << 32;
 		local = register_mr(buffer, 2 * four_gib, 0xff);
-		remote = remote_mr(raddr, 2 * four_gib, rkey, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
+		remote = remote_mr(RADDR, 2 * four_gib, RKEY, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
 		const int always = RPMA_F_COMPLETION_ALWAYS;
 		for (size_t len : {four_gib, four_gib + 8}) {
 			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_read(conn, local, 0, remote, 0, len, always, ctx));
@@ -726,7 +726,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, rsize - 8, 8, RPMA_FLUSH_TYPE_VISIBILITY, always,
 						   ctx));
 		CPPUNIT_ASSERT_EQUAL(size_t{7}, fake::sends().size());
-		CPPUNIT_ASSERT_EQUAL(raddr + rsize - 8, fake::sends().back().remote_addr);
+		CPPUNIT_ASSERT_EQUAL(RADDR + rsize - 8, fake::sends().back().remote_addr);
 	}
 };
 

@@ -9,12 +9,12 @@
 
 namespace unit {
 
-inline constexpr size_t mr_descriptor_size = 21;
+inline constexpr size_t MR_DESCRIPTOR_SIZE = 21;
 
-inline std::array<uint8_t, mr_descriptor_size> mr_descriptor(uint64_t raddr, uint64_t size,
+inline std::array<uint8_t, MR_DESCRIPTOR_SIZE> mr_descriptor(uint64_t raddr, uint64_t size,
 							      uint32_t rkey, uint8_t usage)
 {
-	std::array<uint8_t, mr_descriptor_size> desc{};
+	std::array<uint8_t, MR_DESCRIPTOR_SIZE> desc{};
 	for (int i = 0; i < 8; ++i) {
 		desc[i] = static_cast<uint8_t>(raddr >> (8 * i));
 		desc[8 + i] = static_cast<uint8_t>(size >> (8 * i));

@@ -21,10 +21,10 @@ const std::array<uint8_t, 21> golden = {
 	0x2f,						 // usage
 };
 void *const golden_addr = reinterpret_cast<void *>(0x7f1234560000);
-constexpr size_t golden_size = 100 << 20;
-constexpr int golden_usage = 0x2f;
+constexpr size_t GOLDEN_SIZE = 100 << 20;
+constexpr int GOLDEN_USAGE = 0x2f;
 
-constexpr int all_usages = 0xff;
+constexpr int ALL_USAGES = 0xff;
 
 } // namespace
 
@@ -150,7 +150,7 @@ public:
 				     access_of(RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_RECV));
 		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
 					      IBV_ACCESS_LOCAL_WRITE},
-				     access_of(all_usages));
+				     access_of(ALL_USAGES));
 	}
 
 	void reg_failure_is_provider_error()
@@ -233,7 +233,7 @@ public:
 	// Emulating initiators read; native ones need the flush access.
 	void reg_grants_flush_where_device_executes_it()
 	{
-		fake::device_attr().device_cap_flags_ex |= fake::device_cap_flush;
+		fake::device_attr().device_cap_flags_ex |= fake::DEVICE_CAP_FLUSH;
 		make_peer();
 		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_ACCESS_REMOTE_READ | IBV_ACCESS_FLUSH_GLOBAL},
 				     access_of(RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY));
@@ -245,7 +245,7 @@ public:
 	// region is registered without it.
 	void reg_persistent_flush_only_on_pmem()
 	{
-		fake::device_attr().device_cap_flags_ex |= fake::device_cap_flush;
+		fake::device_attr().device_cap_flags_ex |= fake::DEVICE_CAP_FLUSH;
 		make_peer();
 		fake::fail(fake::Call::ibv_reg_mr, EINVAL);
 		register_mr(buffer, 8, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
@@ -326,12 +326,12 @@ public:
 	{
 		make_peer();
 		fake::next_mr_keys(0x77, 0x1a2b);
-		rpma_mr_local *mr = register_mr(golden_addr, golden_size, golden_usage);
+		rpma_mr_local *mr = register_mr(golden_addr, GOLDEN_SIZE, GOLDEN_USAGE);
 		std::array<uint8_t, 21> desc;
 		desc.fill(0xcc);
 		CPPUNIT_ASSERT_EQUAL(0, rpma_mr_get_descriptor(mr, desc.data()));
 		CPPUNIT_ASSERT(desc == golden);
-		CPPUNIT_ASSERT(mr_descriptor(0x7f1234560000, golden_size, 0x1a2b, golden_usage) == golden);
+		CPPUNIT_ASSERT(mr_descriptor(0x7f1234560000, GOLDEN_SIZE, 0x1a2b, GOLDEN_USAGE) == golden);
 	}
 
 	void descriptor_rejects_null_and_writes_nothing()
@@ -350,7 +350,7 @@ public:
 		rpma_mr_remote *mr = decode(golden.data(), golden.size());
 		size_t size = 0;
 		CPPUNIT_ASSERT_EQUAL(0, rpma_mr_remote_get_size(mr, &size));
-		CPPUNIT_ASSERT_EQUAL(golden_size, size);
+		CPPUNIT_ASSERT_EQUAL(GOLDEN_SIZE, size);
 		int flush_type = -1;
 		CPPUNIT_ASSERT_EQUAL(0, rpma_mr_remote_get_flush_type(mr, &flush_type));
 		CPPUNIT_ASSERT_EQUAL(RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT, flush_type);
@@ -364,7 +364,7 @@ public:
 		rpma_mr_remote *mr = decode(longer.data(), longer.size());
 		size_t size = 0;
 		CPPUNIT_ASSERT_EQUAL(0, rpma_mr_remote_get_size(mr, &size));
-		CPPUNIT_ASSERT_EQUAL(golden_size, size);
+		CPPUNIT_ASSERT_EQUAL(GOLDEN_SIZE, size);
 	}
 
 	void remote_rejects_bad_descriptor()
@@ -436,12 +436,12 @@ public:
 
 	void local_to_remote_round_trip()
 	{
-		rpma_mr_local *local = register_mr(buffer, 128, all_usages);
+		rpma_mr_local *local = register_mr(buffer, 128, ALL_USAGES);
 		std::array<uint8_t, 21> desc{};
 		CPPUNIT_ASSERT_EQUAL(0, rpma_mr_get_descriptor(local, desc.data()));
 		const fake::MrReg &reg = fake::registrations().back();
 		CPPUNIT_ASSERT(desc == mr_descriptor(reinterpret_cast<uintptr_t>(buffer), 128,
-						     reg.mr->rkey, all_usages));
+						     reg.mr->rkey, ALL_USAGES));
 		rpma_mr_remote *remote = decode(desc.data(), desc.size());
 		size_t size = 0;
 		CPPUNIT_ASSERT_EQUAL(0, rpma_mr_remote_get_size(remote, &size));

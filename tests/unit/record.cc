@@ -34,14 +34,14 @@ constexpr struct {
 	{RPMA_E_SHARED_CHANNEL, "RPMA_E_SHARED_CHANNEL"},
 	{RPMA_E_NOT_SHARED_CHNL, "RPMA_E_NOT_SHARED_CHNL"},
 };
-constexpr size_t code_count = sizeof(codes) / sizeof(codes[0]);
+constexpr size_t CODE_COUNT = sizeof(codes) / sizeof(codes[0]);
 
 // One per wrapped function, linked at static initialisation: recording
 // allocates nothing, so it works inside out_of_memory() too.
 struct Seen {
 	const char *function;
 	bool called = false;
-	bool returned[code_count] = {};
+	bool returned[CODE_COUNT] = {};
 	// any other non-zero result, printed as a number
 	int other = 0;
 	Seen *next;
@@ -55,7 +55,7 @@ int note(Seen &seen, int ret) noexcept
 	seen.called = true;
 	if (ret == 0)
 		return ret;
-	for (size_t i = 0; i < code_count; ++i)
+	for (size_t i = 0; i < CODE_COUNT; ++i)
 		if (codes[i].code == ret) {
 			seen.returned[i] = true;
 			return ret;
@@ -75,7 +75,7 @@ bool write_seen_errors(const std::string &path)
 		if (!seen->called)
 			continue;
 		std::fprintf(out, "%s\n", seen->function);
-		for (size_t i = 0; i < code_count; ++i)
+		for (size_t i = 0; i < CODE_COUNT; ++i)
 			if (seen->returned[i])
 				std::fprintf(out, "%s %s\n", seen->function, codes[i].name);
 		if (seen->other)

@@ -21,8 +21,8 @@ namespace fake {
 
 // rdma-core 44's headers predate this capability bit; the value is the
 // kernel's (include/uapi/rdma/ib_user_verbs.h).
-inline constexpr uint64_t device_cap_atomic_write = 1ULL << 40;
-inline constexpr uint64_t device_cap_flush = (1ULL << 38) | (1ULL << 39); // global, persistent
+inline constexpr uint64_t DEVICE_CAP_ATOMIC_WRITE = 1ULL << 40;
+inline constexpr uint64_t DEVICE_CAP_FLUSH = (1ULL << 38) | (1ULL << 39); // global, persistent
 
 // Forgets every object, record, queued item and armed failure, and brings
 // the device back to an RoCE one with no optional capability.
