@@ -7,7 +7,7 @@
 //   is deregistered: otherwise the device may still write into memory the
 //   program has handed back (fio frees its io_u buffers before it closes
 //   the engine). Each violation prints an "engine-check: FAIL" line on
-//   stderr; at exit a summary line tells how many registered regions were
+//   stderr (a free() also its backtrace: which teardown freed it); at exit a summary line tells how many registered regions were
 //   freed in order, and how many violations there were.
 //
 // - ENGINE_CHECK_FAIL=FUNCTION:N makes the Nth call of FUNCTION (rpma_read,
@@ -18,6 +18,7 @@
 #include <rdma/rdma_cma.h>
 
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -215,6 +216,8 @@ void free(void *p)
 			say("engine-check: FAIL: free(%p) of memory registered "
 				"[%#lx, +%lu): the device may still write into it\n", p,
 				hit.lo, hit.hi - hit.lo);
+			void *bt[32];
+			backtrace_symbols_fd(bt, backtrace(bt, 32), 2);
 		} else if (freed_in_order) {
 			in_order++;
 		}
