@@ -7,8 +7,10 @@
 //   is deregistered: otherwise the device may still write into memory the
 //   program has handed back (fio frees its io_u buffers before it closes
 //   the engine). Each violation prints an "engine-check: FAIL" line on
-//   stderr (a free() also its backtrace: which teardown freed it); at exit a summary line tells how many registered regions were
-//   freed in order, and how many violations there were.
+//   stderr (a free() also its backtrace: which teardown freed it), and
+//   so does each region still registered at exit; then a summary line
+//   tells how many registered regions were freed in order, and how many
+//   violations there were.
 //
 // - ENGINE_CHECK_FAIL=FUNCTION:N makes the Nth call of FUNCTION (rpma_read,
 //   rpma_write, rpma_flush or rpma_send) in the process fail as a failed
@@ -105,6 +107,14 @@ bool inject(const char *function)
 struct Summary {
 	~Summary()
 	{
+		// a region never deregistered: leaked, or a deregistration this
+		// file did not see, which would make its bookkeeping wrong
+		std::lock_guard<std::mutex> g(lock);
+		for (int i = 0; i < n_live; i++) {
+			violations++;
+			say("engine-check: FAIL: [%#lx, +%lu) still registered at exit\n",
+				live[i].lo, live[i].hi - live[i].lo);
+		}
 		say("engine-check: %d registered regions freed after deregistration, "
 			"%d violations\n", in_order.load(), violations.load());
 	}
