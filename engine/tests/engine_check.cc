@@ -82,9 +82,20 @@ void registered(ibv_mr *mr)
 	if (!mr)
 		return;
 	std::lock_guard<std::mutex> g(lock);
+	// libibverbs' ibv_reg_mr calls ibv_reg_mr_iova2 through its PLT, so
+	// one registration can pass both wrappers. Two entries of one MR would
+	// outlive its deregistration by one, and a later MR whose struct lands
+	// at the same address would have its deregistration take the stale
+	// entry: its memory would look registered when freed.
+	const Region r{mr, reinterpret_cast<uintptr_t>(mr->addr),
+		reinterpret_cast<uintptr_t>(mr->addr) + mr->length, mr->pd};
+	for (int i = 0; i < n_live; i++)
+		if (live[i].mr == mr) {
+			live[i] = r;
+			return;
+		}
 	if (n_live < MAX)
-		live[n_live++] = {mr, reinterpret_cast<uintptr_t>(mr->addr),
-			reinterpret_cast<uintptr_t>(mr->addr) + mr->length, mr->pd};
+		live[n_live++] = r;
 }
 
 // ENGINE_CHECK_FAIL: true for the call that is to fail
