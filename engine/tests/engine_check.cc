@@ -7,8 +7,10 @@
 //   is deregistered: otherwise the device may still write into memory the
 //   program has handed back (fio frees its io_u buffers before it closes
 //   the engine). Each violation prints an "engine-check: FAIL" line on
-//   stderr; at exit a summary line tells how many registered regions were
-//   freed in order, and how many violations there were.
+//   stderr (a free() also its backtrace: which teardown freed it), and
+//   so does each region still registered at exit; then a summary line
+//   tells how many registered regions were freed in order, and how many
+//   violations there were.
 //
 // - ENGINE_CHECK_FAIL=FUNCTION:N makes the Nth call of FUNCTION (rpma_read,
 //   rpma_write, rpma_flush or rpma_send) in the process fail as a failed
@@ -18,6 +20,7 @@
 #include <rdma/rdma_cma.h>
 
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,9 +82,20 @@ void registered(ibv_mr *mr)
 	if (!mr)
 		return;
 	std::lock_guard<std::mutex> g(lock);
+	// libibverbs' ibv_reg_mr calls ibv_reg_mr_iova2 through its PLT, so
+	// one registration can pass both wrappers. Two entries of one MR would
+	// outlive its deregistration by one, and a later MR whose struct lands
+	// at the same address would have its deregistration take the stale
+	// entry: its memory would look registered when freed.
+	const Region r{mr, reinterpret_cast<uintptr_t>(mr->addr),
+		reinterpret_cast<uintptr_t>(mr->addr) + mr->length, mr->pd};
+	for (int i = 0; i < n_live; i++)
+		if (live[i].mr == mr) {
+			live[i] = r;
+			return;
+		}
 	if (n_live < MAX)
-		live[n_live++] = {mr, reinterpret_cast<uintptr_t>(mr->addr),
-			reinterpret_cast<uintptr_t>(mr->addr) + mr->length, mr->pd};
+		live[n_live++] = r;
 }
 
 // ENGINE_CHECK_FAIL: true for the call that is to fail
@@ -104,6 +118,14 @@ bool inject(const char *function)
 struct Summary {
 	~Summary()
 	{
+		// a region never deregistered: leaked, or a deregistration this
+		// file did not see, which would make its bookkeeping wrong
+		std::lock_guard<std::mutex> g(lock);
+		for (int i = 0; i < n_live; i++) {
+			violations++;
+			say("engine-check: FAIL: [%#lx, +%lu) still registered at exit\n",
+				live[i].lo, live[i].hi - live[i].lo);
+		}
 		say("engine-check: %d registered regions freed after deregistration, "
 			"%d violations\n", in_order.load(), violations.load());
 	}
@@ -215,6 +237,8 @@ void free(void *p)
 			say("engine-check: FAIL: free(%p) of memory registered "
 				"[%#lx, +%lu): the device may still write into it\n", p,
 				hit.lo, hit.hi - hit.lo);
+			void *bt[32];
+			backtrace_symbols_fd(bt, backtrace(bt, 32), 2);
 		} else if (freed_in_order) {
 			in_order++;
 		}

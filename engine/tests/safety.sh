@@ -29,13 +29,23 @@ rnr_naks() {
 
 # A job that ends well: fio frees its io_u buffers only after the client
 # deregistered them, and every memory region goes after its queue pair.
-teardown_order() {
-	local kind=$1 name=$1-teardown-order crc src rw=randrw
+# late: the server starts once the client waits for it, so the client's
+# first connection attempts are rejected (each registers and deregisters
+# its connection's memory before the job's own regions are registered).
+teardown_order() { # teardown_order KIND [late]
+	local kind=$1 name=$1-teardown-order${2:+-late-server} crc src rw=randrw client
 	[[ $kind == gpspm ]] && rw="randwrite --verify=crc32c"
 	begin_case "$name"
-	LD_PRELOAD=$ENGINE_CHECK fio_server "$kind" --filename=malloc --size=2m --iodepth=8
+	local server=(fio_server "$kind" --filename=malloc --size=2m --iodepth=8)
+	[[ -n ${2:-} ]] || LD_PRELOAD=$ENGINE_CHECK "${server[@]}"
 	# shellcheck disable=SC2086 # rw holds two words for GPSPM
-	LD_PRELOAD=$ENGINE_CHECK fio_client "$kind" --rw=$rw --bs=4k --iodepth=8 --size=2m
+	LD_PRELOAD=$ENGINE_CHECK fio_start client "$kind" --rw=$rw --bs=4k --iodepth=8 --size=2m
+	client=$FIO_PID
+	if [[ -n ${2:-} ]]; then
+		wait_for_text "$case_dir/client.log" "waiting for the server" 30
+		LD_PRELOAD=$ENGINE_CHECK "${server[@]}"
+	fi
+	wait_exit "$client" 300
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?
@@ -138,13 +148,15 @@ safety_cases() {
 	# sanitizers' runtime (it must come first and owns the heap)
 	if [[ -n "${FIO_PRELOAD:-}" ]]; then
 		local c
-		for c in apm-teardown-order gpspm-teardown-order gpspm-bad-response-sync0 \
+		for c in apm-teardown-order gpspm-teardown-order gpspm-teardown-order-late-server \
+			gpspm-bad-response-sync0 \
 			gpspm-bad-response-sync1 apm-failed-post; do
 			skip "$c" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
 		done
 	else
 		teardown_order apm
 		teardown_order gpspm
+		teardown_order gpspm late
 		bad_response 0
 		bad_response 1
 		failed_post
