@@ -12,6 +12,7 @@
 #include <functional>
 #include <fcntl.h>
 #include <iostream>
+#include <string>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,8 +95,9 @@ public:
 		while (posting_ && in_flight_ < IN_FLIGHT) {
 			size_t off = (posted_++ % (PEER_REGION_SIZE / CHUNK)) *
 				CHUNK;
-			if (rpma_write(conn_, dst_, off, src_, 0, CHUNK,
-					RPMA_F_COMPLETION_ALWAYS, nullptr)) {
+			post_error_ = rpma_write(conn_, dst_, off, src_, 0,
+				CHUNK, RPMA_F_COMPLETION_ALWAYS, nullptr);
+			if (post_error_) {
 				posting_ = false;
 				break;
 			}
@@ -125,13 +127,15 @@ public:
 
 	rpma_cq *cq() const { return cq_; }
 	int done() const { return done_; }
+	int in_flight() const { return in_flight_; }
+	int post_error() const { return post_error_; }
 
 private:
 	rpma_conn *conn_;
 	rpma_mr_remote *dst_;
 	rpma_mr_local *src_;
 	rpma_cq *cq_;
-	int in_flight_ = 0, done_ = 0;
+	int in_flight_ = 0, done_ = 0, post_error_ = 0;
 	size_t posted_ = 0;
 	bool posting_ = true;
 };
@@ -186,7 +190,12 @@ long long writes_notice(ToPeer &to, const std::function<void()> &fault)
 			break;
 		}
 		auto ready = poll_fds({cq_fd, event_fd}, deadline);
-		CPPUNIT_ASSERT_MESSAGE("the fault went unnoticed", !ready.empty());
+		if (ready.empty())
+			CPPUNIT_FAIL(std::string(faulted ? "the fault went unnoticed" :
+				"the writes before the fault did not complete") +
+				" (" + std::to_string(w.done()) + " done, " +
+				std::to_string(w.in_flight()) + " in flight, posting: " +
+				rpma_err_2str(w.post_error()) + ")");
 		for (size_t i : ready) {
 			if (i == 0) {
 				RPMA_OK(rpma_cq_wait(w.cq()));
