@@ -184,11 +184,14 @@ long long writes_notice(ToPeer &to, const std::function<void()> &fault)
 			faulted = true;
 			fault_time = std::chrono::steady_clock::now();
 		}
-		w.refill();
+		// drain before refilling: completions that all came in before
+		// rpma_cq_wait() re-armed the CQ raise no event, so waiting with
+		// none of our writes left outstanding would never wake up
 		if (w.drain()) {
 			CPPUNIT_ASSERT_MESSAGE("a write failed before the fault", faulted);
 			break;
 		}
+		w.refill();
 		auto ready = poll_fds({cq_fd, event_fd}, deadline);
 		if (ready.empty())
 			CPPUNIT_FAIL(std::string(faulted ? "the fault went unnoticed" :
@@ -261,10 +264,12 @@ public:
 		Writer w(to.conn.get(), to.dst.get(), to.src.get());
 		Deadline deadline;
 		while (w.done() < BEFORE_FAULT) {
-			w.refill();
+			// drain, then refill: see writes_notice()
 			CPPUNIT_ASSERT_MESSAGE("a write to the new peer failed", !w.drain());
 			if (w.done() >= BEFORE_FAULT)
 				break;
+			CPPUNIT_ASSERT_MESSAGE("posting to the new peer failed",
+				w.refill());
 			wait_readable(cq_fd_of(w.cq()), deadline, "a completion");
 			RPMA_OK(rpma_cq_wait(w.cq()));
 		}
