@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Faults in the middle of a transfer: the peer process dies, or the link
 // goes down. The survivor must learn of it (an error completion or a
-// LOST/CLOSED event) within a bound, and never hang; the time it took is
+// LOST/CLOSED/REJECTED event) within a bound, and never hang; the time it took is
 // printed. Also: a peer restarted on the same port serves a new client.
 // The link test (DisruptiveFaultTest) runs only when asked for by name and
 // RPMA_TEST_NETDEV names a link it may take down (the test VM's).
@@ -12,6 +12,7 @@
 #include <functional>
 #include <fcntl.h>
 #include <iostream>
+#include <string>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,8 +95,9 @@ public:
 		while (posting_ && in_flight_ < IN_FLIGHT) {
 			size_t off = (posted_++ % (PEER_REGION_SIZE / CHUNK)) *
 				CHUNK;
-			if (rpma_write(conn_, dst_, off, src_, 0, CHUNK,
-					RPMA_F_COMPLETION_ALWAYS, nullptr)) {
+			post_error_ = rpma_write(conn_, dst_, off, src_, 0,
+				CHUNK, RPMA_F_COMPLETION_ALWAYS, nullptr);
+			if (post_error_) {
 				posting_ = false;
 				break;
 			}
@@ -125,13 +127,15 @@ public:
 
 	rpma_cq *cq() const { return cq_; }
 	int done() const { return done_; }
+	int in_flight() const { return in_flight_; }
+	int post_error() const { return post_error_; }
 
 private:
 	rpma_conn *conn_;
 	rpma_mr_remote *dst_;
 	rpma_mr_local *src_;
 	rpma_cq *cq_;
-	int in_flight_ = 0, done_ = 0;
+	int in_flight_ = 0, done_ = 0, post_error_ = 0;
 	size_t posted_ = 0;
 	bool posting_ = true;
 };
@@ -162,8 +166,8 @@ struct ToPeer {
 };
 
 // Writes to the peer until BEFORE_FAULT writes are done, runs fault(), and
-// goes on until a failed write or a LOST/CLOSED event says so; prints and
-// returns how long that took after the fault, in ms.
+// goes on until a failed write or a LOST/CLOSED/REJECTED event says so;
+// prints and returns how long that took after the fault, in ms.
 long long writes_notice(ToPeer &to, const std::function<void()> &fault)
 {
 	Writer w(to.conn.get(), to.dst.get(), to.src.get());
@@ -180,13 +184,21 @@ long long writes_notice(ToPeer &to, const std::function<void()> &fault)
 			faulted = true;
 			fault_time = std::chrono::steady_clock::now();
 		}
-		w.refill();
+		// drain before refilling: completions that all came in before
+		// rpma_cq_wait() re-armed the CQ raise no event, so waiting with
+		// none of our writes left outstanding would never wake up
 		if (w.drain()) {
 			CPPUNIT_ASSERT_MESSAGE("a write failed before the fault", faulted);
 			break;
 		}
+		w.refill();
 		auto ready = poll_fds({cq_fd, event_fd}, deadline);
-		CPPUNIT_ASSERT_MESSAGE("the fault went unnoticed", !ready.empty());
+		if (ready.empty())
+			CPPUNIT_FAIL(std::string(faulted ? "the fault went unnoticed" :
+				"the writes before the fault did not complete") +
+				" (" + std::to_string(w.done()) + " done, " +
+				std::to_string(w.in_flight()) + " in flight, posting: " +
+				rpma_err_2str(w.post_error()) + ")");
 		for (size_t i : ready) {
 			if (i == 0) {
 				RPMA_OK(rpma_cq_wait(w.cq()));
@@ -194,8 +206,11 @@ long long writes_notice(ToPeer &to, const std::function<void()> &fault)
 			}
 			rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 			RPMA_OK(rpma_conn_next_event(to.conn.get(), &ev));
+			// a peer killed before its CM saw our RTU rejects the
+			// connection (a REJ, not a DREQ): it is gone all the same
 			CPPUNIT_ASSERT_MESSAGE(rpma_utils_conn_event_2str(ev),
-				ev == RPMA_CONN_LOST || ev == RPMA_CONN_CLOSED);
+				ev == RPMA_CONN_LOST || ev == RPMA_CONN_CLOSED ||
+				ev == RPMA_CONN_REJECTED);
 			CPPUNIT_ASSERT_MESSAGE("the connection ended before the fault",
 				faulted);
 			std::cout << "  noticed: " << rpma_utils_conn_event_2str(ev)
@@ -252,10 +267,12 @@ public:
 		Writer w(to.conn.get(), to.dst.get(), to.src.get());
 		Deadline deadline;
 		while (w.done() < BEFORE_FAULT) {
-			w.refill();
+			// drain, then refill: see writes_notice()
 			CPPUNIT_ASSERT_MESSAGE("a write to the new peer failed", !w.drain());
 			if (w.done() >= BEFORE_FAULT)
 				break;
+			CPPUNIT_ASSERT_MESSAGE("posting to the new peer failed",
+				w.refill());
 			wait_readable(cq_fd_of(w.cq()), deadline, "a completion");
 			RPMA_OK(rpma_cq_wait(w.cq()));
 		}
