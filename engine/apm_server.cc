@@ -12,13 +12,19 @@ namespace {
 class ApmServer final : public Server {
 	int serve() override
 	{
+		rpma_cq *cq;
+		int ret = rpma_conn_get_cq(conn_, &cq);
+		if (ret)
+			return rpma_failed(td_, "rpma_conn_get_cq", ret);
 		for (;;) {
 			rpma_conn_event ev;
-			int ret = next_conn_event(conn_, POLL_MS, &ev);
+			ret = next_conn_event(conn_, POLL_MS, &ev);
 			if (ret == 1) {
 				if (td_->terminate)
 					return 0;
-				if (link_check())
+				// the client sends nothing: every quiet moment counts
+				if (link_check() || poll_probe(cq, true) ||
+				    liveness_check(0))
 					return 1;
 				continue;
 			}

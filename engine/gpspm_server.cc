@@ -42,6 +42,7 @@ private:
 	Ring<Received> received_;	// requests not handled yet
 	rpma_cq *cq_ = nullptr;
 	bool ended_ = false;	// the end-of-run request came
+	uint64_t requests_ = 0;	// received: signs of a live client
 
 	static size_t recv_off(size_t k) { return 2 * k * MSG_ROOM; }
 	static size_t send_off(size_t k) { return (2 * k + 1) * MSG_ROOM; }
@@ -57,9 +58,10 @@ private:
 	void configure(rpma_conn_cfg *cfg) override
 	{
 		slots_ = msg_slots();
-		rpma_conn_cfg_set_sq_size(cfg, slots_);
+		// one more send and completion: the liveness probe
+		rpma_conn_cfg_set_sq_size(cfg, slots_ + 1);
 		rpma_conn_cfg_set_rq_size(cfg, slots_);
-		rpma_conn_cfg_set_cq_size(cfg, 2 * slots_);
+		rpma_conn_cfg_set_cq_size(cfg, 2 * slots_ + 1);
 	}
 
 	// Every receive is posted before the accept: the client may send its
@@ -99,7 +101,8 @@ private:
 				return 1;
 			if (busy && ++idle % EVENT_CHECK_INTERVAL)
 				continue;
-			if (wait(busy ? 0 : POLL_MS) || link_check())
+			if (wait(busy ? 0 : POLL_MS) || link_check() ||
+			    liveness_check(requests_))
 				return 1;
 		}
 		return 0;
@@ -116,6 +119,11 @@ private:
 		if (ret)
 			return rpma_failed(td_, "rpma_cq_get_wc", ret);
 		for (int i = 0; i < got; i++) {
+			if (is_probe(wc[i])) {
+				if (probe_done(wc[i], ended_))
+					return 1;
+				continue;
+			}
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				report(td_, "a message from or to the client failed: %s",
 					ibv_wc_status_str(wc[i].status));
@@ -125,6 +133,8 @@ private:
 				send_busy_[wc[i].wr_id] = false;
 			else if (!received_.push({wc[i].wr_id, wc[i].byte_len}))
 				return job_failed(td_, EOVERFLOW, "receive");
+			else
+				requests_++;
 		}
 		return 0;
 	}

@@ -9,6 +9,7 @@
 #include <infiniband/verbs.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <vector>
 
 namespace rpma_fio {
@@ -22,6 +23,13 @@ Server *server_of(thread_data *td)
 
 constexpr int ESTABLISH_TIMEOUT_MS = 10000;
 constexpr int GOODBYE_TIMEOUT_MS = 5000;
+
+// A client silent this long is probed; the probe has PROBE_TIMEOUT to
+// complete, the bound a client gives its own operations (client.cc).
+constexpr auto PROBE_IDLE = std::chrono::seconds(5);
+constexpr auto PROBE_TIMEOUT = std::chrono::seconds(30);
+// a probe failed by the client's disconnect precedes that event by little
+constexpr int DISCONNECT_GRACE_MS = 1000;
 
 // rxe's vendor id. Its On-Demand Paging (Linux 7.2.13 at least) places every
 // access at the start of its page while reporting success: what FS DAX,
@@ -229,6 +237,74 @@ int Server::link_check()
 	report(td_, "the RDMA link of %s went down (its port is not active): the "
 		"client cannot reach this server any more", options_of(td_).serverip);
 	return job_failed(td_, ENETDOWN, "link");
+}
+
+// Called only when idle: the clock is read off the data path.
+int Server::liveness_check(uint64_t signs)
+{
+	const auto now = Clock::now();
+	if (probing_) {
+		if (now - probe_sent_ < PROBE_TIMEOUT)
+			return 0;
+		char why[64];
+		std::snprintf(why, sizeof(why), "no answer to a probe for %lld s",
+			static_cast<long long>(std::chrono::duration_cast<
+				std::chrono::seconds>(PROBE_TIMEOUT).count()));
+		return client_stopped(why);
+	}
+	if (signs != signs_ || quiet_since_ == Clock::time_point{}) {
+		signs_ = signs;
+		quiet_since_ = now;
+		return 0;
+	}
+	if (now - quiet_since_ < PROBE_IDLE)
+		return 0;
+	int ret = rpma_write(conn_, nullptr, 0, nullptr, 0, 0,
+		RPMA_F_COMPLETION_ALWAYS, this);
+	if (ret)
+		return rpma_failed(td_, "rpma_write (a probe of the client)", ret);
+	probing_ = true;
+	probe_sent_ = now;
+	return 0;
+}
+
+bool Server::is_probe(const ibv_wc &wc) const
+{
+	return wc.wr_id == reinterpret_cast<uintptr_t>(this);
+}
+
+int Server::probe_done(const ibv_wc &wc, bool end_expected)
+{
+	probing_ = false;
+	quiet_since_ = Clock::now();
+	if (wc.status == IBV_WC_SUCCESS)
+		return 0;
+	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	if (next_conn_event(conn_, DISCONNECT_GRACE_MS, &ev) == 0)
+		return connection_ended(ev, end_expected);
+	return client_stopped(ibv_wc_status_str(wc.status));
+}
+
+int Server::poll_probe(rpma_cq *cq, bool end_expected)
+{
+	if (!probing_)
+		return 0;
+	ibv_wc wc{};
+	int got = 0;
+	int ret = rpma_cq_get_wc(cq, 1, &wc, &got);
+	if (ret == RPMA_E_NO_COMPLETION)
+		return 0;
+	if (ret)
+		return rpma_failed(td_, "rpma_cq_get_wc", ret);
+	return probe_done(wc, end_expected);
+}
+
+int Server::client_stopped(const char *why)
+{
+	const Options &o = options_of(td_);
+	report(td_, "the client of %s:%s stopped answering (%s): it or the "
+		"network is gone", o.serverip, job_port(td_).c_str(), why);
+	return job_failed(td_, ETIMEDOUT, "client");
 }
 
 int Server::connection_ended(rpma_conn_event ev, bool end_expected)

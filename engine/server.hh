@@ -7,7 +7,7 @@
 // connection, describing the memory in the accept's private data (the
 // workspace). The job's first I/O then serves the connection until the
 // client ends it; that ends the job. A client that vanishes ends it too,
-// with an error.
+// with an error, even one that vanishes without a word (liveness_check()).
 #ifndef RPMA_ENGINE_SERVER_HH
 #define RPMA_ENGINE_SERVER_HH
 
@@ -15,6 +15,7 @@
 #include "link.hh"
 #include "server_memory.hh"
 
+#include <infiniband/verbs.h>
 #include <librpma.h>
 
 #include <cstdint>
@@ -56,6 +57,23 @@ protected:
 	// the connection went down (no event would ever say so), else 0.
 	int link_check();
 
+	// For serve()'s idle moments: whether the client still answers.
+	// `signs` counts what the client has sent (0 if nothing is expected);
+	// after PROBE_IDLE without a new one, a zero-length RDMA write goes to
+	// the client (it needs no key and leaves no trace there), which must
+	// complete within PROBE_TIMEOUT. 1 after reporting that it failed or
+	// did not complete, else 0.
+	int liveness_check(uint64_t signs);
+	// Whether wc is the probe's; probe_done() then takes it: 0, or 1
+	// after reporting a failed probe. A probe fails too when the client
+	// has just disconnected: that event, if it comes, is what counts
+	// (connection_ended() with end_expected).
+	bool is_probe(const ibv_wc &wc) const;
+	int probe_done(const ibv_wc &wc, bool end_expected);
+	// For a flavour that takes no completions by itself: takes the
+	// probe's from cq if it has come; as probe_done().
+	int poll_probe(rpma_cq *cq, bool end_expected);
+
 	thread_data *td_ = nullptr;
 	rpma_peer *peer_ = nullptr;
 	rpma_conn *conn_ = nullptr;
@@ -74,6 +92,13 @@ private:
 	bool served_ = false;
 	bool soft_roce_ = false;	// the device is rxe (FS DAX: a warning)
 	LinkWatch link_;
+	// the liveness probe: signs_ as last seen and since when, and when
+	// the probe in flight (if any) went out
+	uint64_t signs_ = 0;
+	Clock::time_point quiet_since_{};
+	Clock::time_point probe_sent_{};
+	bool probing_ = false;
+	int client_stopped(const char *why);
 };
 
 }

@@ -200,6 +200,25 @@ gpspm_bad_request() {
 		eval '((rrc == 0 && src && src != 124)) && has server "$message"'
 }
 
+# A client that stops answering without a word (its queue pair drops all
+# that arrives, the connection still up): the server probes it, gives up
+# within about 35 s with the reason, fails its job and ends the connection.
+silent_client() {
+	local kind=$1 name=$1-silent-client rrc src start
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
+	begin_case "$name"
+	fio_server "$kind" --filename=malloc --size=1m
+	server_listens 30
+	start=$SECONDS
+	"$ROGUE_CLIENT" "$ip" "$port" silent >"$case_dir/client.log" 2>&1
+	rrc=$?
+	wait_exit "$SERVER_PID" 15
+	src=$?
+	echo "  $name: the server ended $((SECONDS - start)) s after its client fell silent"
+	expect "$name" "rogue status $rrc (0: disconnected by the server), server status $src, or no message" \
+		eval '((rrc == 0 && src && src != 124)) && has server "stopped answering"'
+}
+
 # Least exposure: a client writing past the server's memory gets a remote
 # access error, and the server's other connection (numjobs=2: a listener
 # per job) serves its client to the end, data verified.
@@ -311,6 +330,7 @@ error_cases() {
 		dead_server "$kind"
 		server_restart "$kind"
 		size_too_big "$kind"
+		silent_client "$kind"
 	done
 	no_server
 	port_in_use

@@ -5,15 +5,19 @@
 //                  server memory
 //   gpspm-garbage  bytes that are no protobuf message, as a flush request
 //   outside        an RDMA write just past the end of the server's memory
+//   silent         connected, its queue pair then in the error state: it
+//                  drops all that arrives, the connection still up, as a
+//                  host gone without a word would
 // Exits 0 when the server (or its RDMA device) did what it must: ended the
-// connection within 30 s (gpspm-*), or failed the write with a remote access
-// error (outside); 1 otherwise; 2 on a local failure.
+// connection within 30 s (gpspm-*) or 90 s (silent), or failed the write
+// with a remote access error (outside); 1 otherwise; 2 on a local failure.
 #include "gpspm_msg.hh"
 #include "rogue.hh"
 #include "workspace.hh"
 
 #include <librpma.h>
 #include <poll.h>
+#include <rdma/rdma_cma.h>
 
 #include <chrono>
 #include <cstdio>
@@ -36,6 +40,58 @@ int next_event(rpma_conn *conn, int timeout_ms, rpma_conn_event &ev)
 	return rpma_conn_next_event(conn, &ev);
 }
 
+// silent: RDMA-CM directly, since rpma hands out no queue pair
+int silent(const char *ip, const char *port)
+{
+	rdma_addrinfo hints{}, *ai;
+	hints.ai_port_space = RDMA_PS_TCP;
+	hints.ai_qp_type = IBV_QPT_RC;
+	if (rdma_getaddrinfo(ip, port, &hints, &ai)) {
+		std::perror("rogue_client: rdma_getaddrinfo");
+		return 2;
+	}
+	ibv_qp_init_attr attr{};
+	attr.cap.max_send_wr = attr.cap.max_recv_wr = 1;
+	attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
+	attr.qp_type = IBV_QPT_RC;
+	rdma_cm_id *id;
+	int ret = rdma_create_ep(&id, ai, nullptr, &attr);
+	rdma_freeaddrinfo(ai);
+	if (ret) {
+		std::perror("rogue_client: rdma_create_ep");
+		return 2;
+	}
+	rdma_conn_param param{};
+	param.responder_resources = param.initiator_depth = 1;
+	param.retry_count = param.rnr_retry_count = 7;
+	// a synchronous id: returns once established
+	if (rdma_connect(id, &param)) {
+		std::perror("rogue_client: rdma_connect");
+		return 2;
+	}
+	ibv_qp_attr qa{};
+	qa.qp_state = IBV_QPS_ERR;
+	if (ibv_modify_qp(id->qp, &qa, IBV_QP_STATE)) {
+		std::perror("rogue_client: ibv_modify_qp");
+		return 2;
+	}
+	std::printf("connected; the queue pair drops all from now on\n");
+	const auto start = std::chrono::steady_clock::now();
+	pollfd pfd{id->channel->fd, POLLIN, 0};
+	rdma_cm_event *ev = nullptr;
+	bool ended = poll(&pfd, 1, 90000) > 0 && rdma_get_cm_event(id->channel, &ev) == 0 &&
+		ev->event == RDMA_CM_EVENT_DISCONNECTED;
+	if (ev)
+		rdma_ack_cm_event(ev);
+	std::printf("%s after %lld ms\n", ended ? "the server ended the connection"
+		: "the connection is still up", static_cast<long long>(
+		std::chrono::duration_cast<std::chrono::milliseconds>(
+			std::chrono::steady_clock::now() - start).count()));
+	rdma_disconnect(id);
+	rdma_destroy_ep(id);
+	return ended ? 0 : 1;
+}
+
 } // namespace
 
 const char *const rogue::NAME = "rogue_client";
@@ -43,11 +99,14 @@ const char *const rogue::NAME = "rogue_client";
 int main(int argc, char *argv[])
 {
 	const std::string mode = argc == 4 ? argv[3] : "";
-	if (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside") {
-		std::fprintf(stderr, "usage: %s IP PORT gpspm-range|gpspm-garbage|outside\n",
-			argv[0]);
+	if (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
+	    mode != "silent") {
+		std::fprintf(stderr, "usage: %s IP PORT "
+			"gpspm-range|gpspm-garbage|outside|silent\n", argv[0]);
 		return 2;
 	}
+	if (mode == "silent")
+		return silent(argv[1], argv[2]);
 	rpma_peer *peer;
 	int ret = rogue::open_peer(argv[1], RPMA_UTIL_IBV_CONTEXT_REMOTE, &peer);
 	if (ret)
