@@ -40,7 +40,7 @@ namespace {
 [[noreturn]] void die(const char *what, int ret)
 {
 	std::fprintf(stderr, "rpma-bench: %s: %s\n", what,
-		ret < 0 ? rpma_err_2str(ret) : std::strerror(ret));
+		     ret < 0 ? rpma_err_2str(ret) : std::strerror(ret));
 	std::exit(1);
 }
 
@@ -52,7 +52,8 @@ void check(int ret, const char *what)
 
 [[noreturn]] void usage()
 {
-	std::fprintf(stderr,
+	std::fprintf(
+		stderr,
 		"usage: rpma-bench server ADDR PORT [--size BYTES] [--wait]\n"
 		"       rpma-bench client ADDR PORT [--iterations N] [--bs SIZE[,SIZE...]]\n"
 		"                                   [--ops write,read,send] [--wait] [--json]\n");
@@ -64,9 +65,18 @@ size_t parse_size(const std::string &s)
 	char *end = nullptr;
 	unsigned long long v = std::strtoull(s.c_str(), &end, 0);
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (end == s.c_str() || *end || !v) {
 		std::fprintf(stderr, "rpma-bench: bad size '%s'\n", s.c_str());
@@ -118,7 +128,7 @@ ibv_wc next_wc(rpma_cq *cq, bool wait)
 	}
 	if (wc.status != IBV_WC_SUCCESS) {
 		std::fprintf(stderr, "rpma-bench: completion failed: %s\n",
-			ibv_wc_status_str(wc.status));
+			     ibv_wc_status_str(wc.status));
 		std::exit(1);
 	}
 	return wc;
@@ -138,8 +148,7 @@ rpma_peer *open_peer(const std::string &addr, rpma_util_ibv_context_type type)
 {
 	ibv_context *ibv = nullptr;
 	rpma_peer *peer = nullptr;
-	check(rpma_utils_get_ibv_context(addr.c_str(), type, &ibv),
-		"rpma_utils_get_ibv_context");
+	check(rpma_utils_get_ibv_context(addr.c_str(), type, &ibv), "rpma_utils_get_ibv_context");
 	check(rpma_peer_new(ibv, &peer), "rpma_peer_new");
 	return peer;
 }
@@ -150,13 +159,17 @@ int run_server(const Options &o)
 
 	void *mem = alloc(o.size);
 	rpma_mr_local *mr = nullptr;
-	check(rpma_mr_reg(peer, mem, o.size, RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
-		RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY, &mr), "rpma_mr_reg");
+	check(rpma_mr_reg(peer, mem, o.size,
+			  RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
+				  RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
+			  &mr),
+	      "rpma_mr_reg");
 	// message slots: receive at 0, send at MSG_SIZE
 	char *msg = static_cast<char *>(alloc(2 * MSG_SIZE));
 	rpma_mr_local *msg_mr = nullptr;
 	check(rpma_mr_reg(peer, msg, 2 * MSG_SIZE, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV,
-		&msg_mr), "rpma_mr_reg (messages)");
+			  &msg_mr),
+	      "rpma_mr_reg (messages)");
 
 	// the private data of the accept: the descriptor's size, then itself
 	size_t desc_size = 0;
@@ -195,14 +208,15 @@ int run_server(const Options &o)
 		// answer: the next receive first, then the reply
 		check(rpma_recv(conn, msg_mr, 0, MSG_SIZE, nullptr), "rpma_recv");
 		std::memcpy(msg + MSG_SIZE, msg, MSG_SIZE);
-		check(rpma_send(conn, msg_mr, MSG_SIZE, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, nullptr),
-			"rpma_send");
+		check(rpma_send(conn, msg_mr, MSG_SIZE, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS,
+				nullptr),
+		      "rpma_send");
 		pings++;
 	}
 	check(rpma_conn_next_event(conn, &ev), "rpma_conn_next_event");
 	if (ev != RPMA_CONN_CLOSED)
 		std::fprintf(stderr, "rpma-bench: server: %s, not closed\n",
-			rpma_utils_conn_event_2str(ev));
+			     rpma_utils_conn_event_2str(ev));
 	rpma_conn_disconnect(conn);
 	rpma_conn_delete(&conn);
 	rpma_mr_dereg(&msg_mr);
@@ -226,16 +240,18 @@ struct Client {
 	void write_flush(size_t len)
 	{
 		check(rpma_write(conn, remote, 0, buf_mr, 0, len, RPMA_F_COMPLETION_ON_ERROR,
-			nullptr), "rpma_write");
+				 nullptr),
+		      "rpma_write");
 		check(rpma_flush(conn, remote, 0, len, RPMA_FLUSH_TYPE_VISIBILITY,
-			RPMA_F_COMPLETION_ALWAYS, nullptr), "rpma_flush");
+				 RPMA_F_COMPLETION_ALWAYS, nullptr),
+		      "rpma_flush");
 		next_wc(cq, wait);
 	}
 
 	void read(size_t len)
 	{
-		check(rpma_read(conn, buf_mr, 0, remote, 0, len, RPMA_F_COMPLETION_ALWAYS,
-			nullptr), "rpma_read");
+		check(rpma_read(conn, buf_mr, 0, remote, 0, len, RPMA_F_COMPLETION_ALWAYS, nullptr),
+		      "rpma_read");
 		next_wc(cq, wait);
 	}
 
@@ -244,12 +260,12 @@ struct Client {
 		check(rpma_recv(conn, msg_mr, MSG_SIZE, MSG_SIZE, nullptr), "rpma_recv");
 		msg[0] = what;
 		check(rpma_send(conn, msg_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, nullptr),
-			"rpma_send");
-		if (what == MSG_QUIT) {	// no answer: only the send's completion
+		      "rpma_send");
+		if (what == MSG_QUIT) { // no answer: only the send's completion
 			next_wc(cq, wait);
 			return;
 		}
-		for (int done = 0; done < 2; done++)	// the send's and the answer's
+		for (int done = 0; done < 2; done++) // the send's and the answer's
 			next_wc(cq, wait);
 	}
 };
@@ -269,10 +285,12 @@ int run_client(const Options &o)
 	size_t max_bs = *std::max_element(o.bs.begin(), o.bs.end());
 	void *buf = alloc(max_bs);
 	check(rpma_mr_reg(peer, buf, max_bs, RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC,
-		&c.buf_mr), "rpma_mr_reg");
+			  &c.buf_mr),
+	      "rpma_mr_reg");
 	c.msg = static_cast<char *>(alloc(2 * MSG_SIZE));
 	check(rpma_mr_reg(peer, c.msg, 2 * MSG_SIZE, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV,
-		&c.msg_mr), "rpma_mr_reg (messages)");
+			  &c.msg_mr),
+	      "rpma_mr_reg (messages)");
 
 	// the server may not listen yet: retry a refused connection for 30 s
 	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
@@ -280,7 +298,7 @@ int run_client(const Options &o)
 	for (;;) {
 		rpma_conn_req *req = nullptr;
 		check(rpma_conn_req_new(peer, o.addr.c_str(), o.port.c_str(), nullptr, &req),
-			"rpma_conn_req_new");
+		      "rpma_conn_req_new");
 		check(rpma_conn_req_connect(&req, nullptr, &c.conn), "rpma_conn_req_connect");
 		check(rpma_conn_next_event(c.conn, &ev), "rpma_conn_next_event");
 		if (ev == RPMA_CONN_ESTABLISHED)
@@ -288,10 +306,12 @@ int run_client(const Options &o)
 		rpma_conn_delete(&c.conn);
 		if (ev != RPMA_CONN_REJECTED || std::chrono::steady_clock::now() > give_up) {
 			std::fprintf(stderr, "rpma-bench: cannot connect: %s\n",
-				rpma_utils_conn_event_2str(ev));
+				     rpma_utils_conn_event_2str(ev));
 			return 1;
 		}
-		struct timespec ts{0, 200 * 1000 * 1000};
+		struct timespec ts {
+			0, 200 * 1000 * 1000
+		};
 		nanosleep(&ts, nullptr);
 	}
 	rpma_conn_private_data pd{};
@@ -300,7 +320,7 @@ int run_client(const Options &o)
 	if (!p || pd.len < 1 || pd.len < 1u + p[0])
 		die("the server's private data is too short", EPROTO);
 	check(rpma_mr_remote_from_descriptor(p + 1, p[0], &c.remote),
-		"rpma_mr_remote_from_descriptor");
+	      "rpma_mr_remote_from_descriptor");
 	size_t remote_size = 0;
 	check(rpma_mr_remote_get_size(c.remote, &remote_size), "rpma_mr_remote_get_size");
 	if (remote_size < max_bs)
@@ -311,7 +331,7 @@ int run_client(const Options &o)
 	for (size_t bs : o.bs) {
 		for (const std::string &op : o.ops) {
 			if (op == "send" && bs != o.bs.front())
-				continue;	// messages have one size: measure them once
+				continue; // messages have one size: measure them once
 			auto one = [&] {
 				if (op == "write")
 					c.write_flush(bs);
@@ -333,21 +353,25 @@ int run_client(const Options &o)
 			for (double v : us)
 				sum += v;
 			std::sort(us.begin(), us.end());
-			const char *name = op == "write" ? "write+flush" :
-				op == "read" ? "read" : "send/recv";
+			const char *name = op == "write"  ? "write+flush"
+					   : op == "read" ? "read"
+							  : "send/recv";
 			size_t size = op == "send" ? MSG_SIZE : bs;
 			double avg = sum / us.size();
 			if (o.json)
-				std::printf("{\"op\": \"%s\", \"bs\": %zu, \"iterations\": %d, "
+				std::printf(
+					"{\"op\": \"%s\", \"bs\": %zu, \"iterations\": %d, "
 					"\"avg_us\": %.2f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
 					"\"p99.9_us\": %.2f, \"min_us\": %.2f, \"max_us\": %.2f}\n",
 					name, size, o.iterations, avg, percentile(us, 50),
-					percentile(us, 99), percentile(us, 99.9), us.front(), us.back());
+					percentile(us, 99), percentile(us, 99.9), us.front(),
+					us.back());
 			else
 				std::printf("%-12s %7zu B  n=%d  avg %9.2f  p50 %9.2f  p99 %9.2f  "
-					"p99.9 %9.2f  min %9.2f  max %9.2f us\n", name, size,
-					o.iterations, avg, percentile(us, 50), percentile(us, 99),
-					percentile(us, 99.9), us.front(), us.back());
+					    "p99.9 %9.2f  min %9.2f  max %9.2f us\n",
+					    name, size, o.iterations, avg, percentile(us, 50),
+					    percentile(us, 99), percentile(us, 99.9), us.front(),
+					    us.back());
 			std::fflush(stdout);
 		}
 	}

@@ -15,10 +15,7 @@ class ApmClient final : public Client {
 	rpma_flush_type type_ = RPMA_FLUSH_TYPE_VISIBILITY;
 
 	// a flush is an RDMA read: it orders every write posted before it
-	InFlight::Merge flush_merge() const override
-	{
-		return InFlight::Merge::ANY;
-	}
+	InFlight::Merge flush_merge() const override { return InFlight::Merge::ANY; }
 
 	QueueSizes queue_sizes(unsigned iodepth) const override
 	{
@@ -34,10 +31,10 @@ class ApmClient final : public Client {
 		if (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) {
 			if (!ws.direct_write_to_pmem) {
 				report(td_, "the server's memory is persistent, but an APM "
-					"flush makes RDMA writes persistent only if they "
-					"reach PMem directly, which the server does not "
-					"declare (direct_write_to_pmem=1, with DDIO off); "
-					"use librpma_gpspm_* instead");
+					    "flush makes RDMA writes persistent only if they "
+					    "reach PMem directly, which the server does not "
+					    "declare (direct_write_to_pmem=1, with DDIO off); "
+					    "use librpma_gpspm_* instead");
 				return job_failed(td_, EINVAL, "direct_write_to_pmem");
 			}
 			return trust_direct_write();
@@ -46,12 +43,13 @@ class ApmClient final : public Client {
 			static std::atomic_flag told;
 			if (!told.test_and_set())
 				note("%s: the server's memory is DRAM: flushes make "
-					"writes visible, not persistent\n", td_->io_ops->name);
+				     "writes visible, not persistent\n",
+				     td_->io_ops->name);
 			type_ = RPMA_FLUSH_TYPE_VISIBILITY;
 			return 0;
 		}
 		report(td_, "the server's memory can be flushed neither to "
-			"persistence nor to visibility");
+			    "persistence nor to visibility");
 		return job_failed(td_, EPROTO, "connect");
 	}
 
@@ -74,8 +72,8 @@ class ApmClient final : public Client {
 	int post_flush(const Flush &f) override
 	{
 		int ret = rpma_flush(conn_, remote_, f.offset, f.length, type_,
-			RPMA_F_COMPLETION_ALWAYS,
-			reinterpret_cast<const void *>(f.token));
+				     RPMA_F_COMPLETION_ALWAYS,
+				     reinterpret_cast<const void *>(f.token));
 		return ret ? -rpma_failed(td_, "rpma_flush", ret) : 0;
 	}
 
@@ -94,5 +92,4 @@ std::unique_ptr<Client> make()
 }
 }
 
-ioengine_ops ioengine = rpma_fio::client_ops<rpma_fio::make>(
-	"librpma_apm_client");
+ioengine_ops ioengine = rpma_fio::client_ops<rpma_fio::make>("librpma_apm_client");

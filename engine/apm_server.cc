@@ -23,8 +23,7 @@ class ApmServer final : public Server {
 				if (td_->terminate)
 					return 0;
 				// the client sends nothing: every quiet moment counts
-				if (link_check() || poll_probe(cq, true) ||
-				    liveness_check(0))
+				if (link_check() || poll_probe(cq, true) || liveness_check(0))
 					return 1;
 				continue;
 			}
@@ -44,5 +43,4 @@ std::unique_ptr<Server> make()
 }
 }
 
-ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make>(
-	"librpma_apm_server");
+ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make>("librpma_apm_server");

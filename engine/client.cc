@@ -60,7 +60,8 @@ void Client::release_buffers()
 int Client::init(thread_data *td, std::unique_ptr<Client> (*make)())
 {
 	if (td_trim(td)) {
-		report(td, "trim is not supported (rw=%s)", ddir_str(static_cast<td_ddir>(td->o.td_ddir)));
+		report(td, "trim is not supported (rw=%s)",
+		       ddir_str(static_cast<td_ddir>(td->o.td_ddir)));
 		return job_failed(td, EINVAL, "Not supported mode.");
 	}
 	setup_rpma_logging();
@@ -87,8 +88,7 @@ int Client::connect()
 		return job_failed(td_, EINVAL, "port");
 
 	ibv_context *dev;
-	int ret = rpma_utils_get_ibv_context(o.serverip,
-		RPMA_UTIL_IBV_CONTEXT_REMOTE, &dev);
+	int ret = rpma_utils_get_ibv_context(o.serverip, RPMA_UTIL_IBV_CONTEXT_REMOTE, &dev);
 	if (ret) {
 		report(td_, "no RDMA device reaches serverip=%s", o.serverip);
 		return rpma_failed(td_, "rpma_utils_get_ibv_context", ret);
@@ -134,7 +134,7 @@ int Client::connect()
 		rpma_conn_delete(&conn_);
 		if (ev != RPMA_CONN_REJECTED && ev != RPMA_CONN_UNREACHABLE) {
 			report(td_, "connecting to %s:%s: %s", o.serverip, port.c_str(),
-				rpma_utils_conn_event_2str(ev));
+			       rpma_utils_conn_event_2str(ev));
 			ret = job_failed(td_, ECONNREFUSED, "connect");
 			break;
 		}
@@ -143,40 +143,41 @@ int Client::connect()
 			break;
 		}
 		if (ms_left(deadline) == 0) {
-			report(td_, "no server listens at %s:%s (gave up after %u s; "
-				"connect_timeout= sets how long to wait)",
-				o.serverip, port.c_str(), o.connect_timeout);
+			report(td_,
+			       "no server listens at %s:%s (gave up after %u s; "
+			       "connect_timeout= sets how long to wait)",
+			       o.serverip, port.c_str(), o.connect_timeout);
 			ret = job_failed(td_, ECONNREFUSED, "connect");
 			break;
 		}
 		if (!waiting_told) {
 			note("%s[%u]: waiting for the server at %s:%s (up to %u s)\n",
-				td_->io_ops->name, td_->thread_number, o.serverip,
-				port.c_str(), o.connect_timeout);
+			     td_->io_ops->name, td_->thread_number, o.serverip, port.c_str(),
+			     o.connect_timeout);
 			waiting_told = true;
 		}
-		std::this_thread::sleep_for(std::min<Clock::duration>(RETRY_PAUSE,
-			deadline - Clock::now()));
+		std::this_thread::sleep_for(
+			std::min<Clock::duration>(RETRY_PAUSE, deadline - Clock::now()));
 	}
 	rpma_conn_cfg_delete(&cfg);
 	if (ret)
 		return ret;
 	if (waiting_told)
-		note("%s[%u]: connected after %.1f s\n", td_->io_ops->name,
-			td_->thread_number,
-			std::chrono::duration<double>(Clock::now() - start).count());
+		note("%s[%u]: connected after %.1f s\n", td_->io_ops->name, td_->thread_number,
+		     std::chrono::duration<double>(Clock::now() - start).count());
 
 	rpma_conn_private_data pdata{};
 	rpma_conn_get_private_data(conn_, &pdata);
 	std::optional<Workspace> ws = decode_workspace(pdata.ptr, pdata.len);
 	if (!ws) {
-		report(td_, "%s:%s accepted without describing its memory "
-			"(%u bytes of private data): is it a librpma fio server?",
-			o.serverip, port.c_str(), pdata.len);
+		report(td_,
+		       "%s:%s accepted without describing its memory "
+		       "(%u bytes of private data): is it a librpma fio server?",
+		       o.serverip, port.c_str(), pdata.len);
 		return job_failed(td_, EPROTO, "connect");
 	}
-	if ((ret = rpma_mr_remote_from_descriptor(ws->descriptor.data(),
-			ws->descriptor.size(), &remote_)))
+	if ((ret = rpma_mr_remote_from_descriptor(ws->descriptor.data(), ws->descriptor.size(),
+						  &remote_)))
 		return rpma_failed(td_, "rpma_mr_remote_from_descriptor", ret);
 	size_t size;
 	rpma_mr_remote_get_size(remote_, &size);
@@ -195,7 +196,7 @@ int Client::post_init(thread_data *td)
 	c->inflight_.reserve(depth, c->flush_merge());
 	c->local_base_ = td->orig_buffer;
 	int ret = rpma_mr_reg(c->peer_, td->orig_buffer, td->orig_buffer_size,
-		RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC, &c->local_);
+			      RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC, &c->local_);
 	return ret ? rpma_failed(td, "rpma_mr_reg", ret) : 0;
 }
 
@@ -209,7 +210,7 @@ int Client::get_file_size(thread_data *td, fio_file *f)
 		f->real_file_size = td->o.start_offset + td->o.size;
 	else {
 		report(td, "the size of the server's memory is known only once "
-			"connected: set size= or create_serialize=0");
+			   "connected: set size= or create_serialize=0");
 		return job_failed(td, EINVAL, "get_file_size");
 	}
 	fio_file_set_size_known(f);
@@ -223,12 +224,12 @@ int Client::open_file(thread_data *td, fio_file *f)
 	Client *c = client_of(td);
 	uint64_t end = f->file_offset + f->io_size;
 	if (end < f->file_offset || end > c->remote_size_) {
-		report(td, "offset %llu + size %llu reaches past the end of the "
-			"server's memory (%llu bytes): lower size=/offset=, or give "
-			"the server a larger size=",
-			(unsigned long long)f->file_offset,
-			(unsigned long long)f->io_size,
-			(unsigned long long)c->remote_size_);
+		report(td,
+		       "offset %llu + size %llu reaches past the end of the "
+		       "server's memory (%llu bytes): lower size=/offset=, or give "
+		       "the server a larger size=",
+		       (unsigned long long)f->file_offset, (unsigned long long)f->io_size,
+		       (unsigned long long)c->remote_size_);
 		return job_failed(td, EINVAL, "open_file");
 	}
 	return 0;
@@ -268,7 +269,7 @@ int Client::commit(thread_data *td)
 	if (c->pending_.empty())
 		return 0;
 	if (c->failed_) {
-		c->abandon();	// they come back with EIO
+		c->abandon(); // they come back with EIO
 		return 0;
 	}
 	// FIO_ASYNCIO_SETS_ISSUE_TIME: latencies start now, not at queue()
@@ -283,7 +284,7 @@ int Client::commit(thread_data *td)
 	io_u_mark_submit(td, c->pending_.size());
 	size_t posted = c->post(c->pending_.data(), c->pending_.size());
 	c->pending_.erase(c->pending_.begin(),
-		c->pending_.begin() + static_cast<std::ptrdiff_t>(posted));
+			  c->pending_.begin() + static_cast<std::ptrdiff_t>(posted));
 	if (c->pending_.empty())
 		return 0;
 	c->abandon();
@@ -299,13 +300,12 @@ size_t Client::post(io_u *const *batch, size_t n)
 		switch (batch[i]->ddir) {
 		case DDIR_READ:
 			// a run of reads completes as one: only its last is signaled
-			ret = post_read(batch[i],
-				i + 1 == n || batch[i + 1]->ddir != DDIR_READ);
+			ret = post_read(batch[i], i + 1 == n || batch[i + 1]->ddir != DDIR_READ);
 			break;
 		case DDIR_WRITE:
 			ret = post_write(batch[i]);
 			break;
-		default:	// fsync, fdatasync, sync_file_range
+		default: // fsync, fdatasync, sync_file_range
 			ret = post_sync(batch[i]);
 			break;
 		}
@@ -327,10 +327,10 @@ int Client::post_read(io_u *u, bool signaled)
 {
 	if (inflight_.full())
 		return overflow();
-	int ret = rpma_read(conn_, local_,
-		static_cast<char *>(u->xfer_buf) - local_base_, remote_,
-		u->offset, u->xfer_buflen, signaled ? RPMA_F_COMPLETION_ALWAYS :
-		RPMA_F_COMPLETION_ON_ERROR, ctx(inflight_.next_read_token()));
+	int ret = rpma_read(conn_, local_, static_cast<char *>(u->xfer_buf) - local_base_, remote_,
+			    u->offset, u->xfer_buflen,
+			    signaled ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR,
+			    ctx(inflight_.next_read_token()));
 	if (ret)
 		return rpma_failed(td_, "rpma_read", ret);
 	inflight_.add_read(u);
@@ -342,8 +342,8 @@ int Client::post_write(io_u *u)
 	if (inflight_.full())
 		return overflow();
 	int ret = rpma_write(conn_, remote_, u->offset, local_,
-		static_cast<char *>(u->xfer_buf) - local_base_,
-		u->xfer_buflen, RPMA_F_COMPLETION_ON_ERROR, nullptr);
+			     static_cast<char *>(u->xfer_buf) - local_base_, u->xfer_buflen,
+			     RPMA_F_COMPLETION_ON_ERROR, nullptr);
 	if (ret)
 		return rpma_failed(td_, "rpma_write", ret);
 	inflight_.add_write(u, u->offset, u->xfer_buflen);
@@ -403,18 +403,22 @@ int Client::stall_check()
 	}
 	if (now - stall_since_ < STALL_TIMEOUT)
 		return 0;
-	report(td_, "no completion from %s for %lld s with %zu operations in flight: "
-		"the server or the network is gone", options_of(td_).serverip,
-		static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(
-			STALL_TIMEOUT).count()), inflight_.size());
+	report(td_,
+	       "no completion from %s for %lld s with %zu operations in flight: "
+	       "the server or the network is gone",
+	       options_of(td_).serverip,
+	       static_cast<long long>(
+		       std::chrono::duration_cast<std::chrono::seconds>(STALL_TIMEOUT).count()),
+	       inflight_.size());
 	return job_failed(td_, ETIMEDOUT, "completion");
 }
 
 int Client::handle(const ibv_wc &wc)
 {
 	if (wc.status != IBV_WC_SUCCESS) {
-		report(td_, "an RDMA operation failed: %s (did the server stop or the link go down?)",
-			ibv_wc_status_str(wc.status));
+		report(td_,
+		       "an RDMA operation failed: %s (did the server stop or the link go down?)",
+		       ibv_wc_status_str(wc.status));
 		return job_failed(td_, EIO, "completion");
 	}
 	uint64_t token = 0;
@@ -422,7 +426,7 @@ int Client::handle(const ibv_wc &wc)
 		if (int ret = message_completion(wc, &token))
 			return ret;
 	} else {
-		token = wc.wr_id;	// a read, or a write's flush
+		token = wc.wr_id; // a read, or a write's flush
 	}
 	if (token)
 		inflight_.complete(token, [this](io_u *u) { completed_.push(u); });
@@ -437,8 +441,7 @@ int Client::connection_check()
 		return 0;
 	if (ret)
 		return rpma_failed(td_, "rpma_conn_next_event", ret);
-	report(td_, "the server ended the connection (%s)",
-		rpma_utils_conn_event_2str(ev));
+	report(td_, "the server ended the connection (%s)", rpma_utils_conn_event_2str(ev));
 	return job_failed(td_, ECONNRESET, "connection");
 }
 
@@ -446,9 +449,10 @@ int Client::link_check()
 {
 	if (!link_.down())
 		return 0;
-	report(td_, "the RDMA link to %s went down (its port is not active); %zu "
-		"operations will never complete", options_of(td_).serverip,
-		inflight_.size());
+	report(td_,
+	       "the RDMA link to %s went down (its port is not active); %zu "
+	       "operations will never complete",
+	       options_of(td_).serverip, inflight_.size());
 	return job_failed(td_, ENETDOWN, "link");
 }
 
@@ -465,7 +469,7 @@ int Client::wait_for_completions()
 		if (int ret = connection_check())
 			return ret;
 	if (fds[0].revents) {
-		int ret = rpma_cq_wait(cq_);	// acks the event and re-arms
+		int ret = rpma_cq_wait(cq_); // acks the event and re-arms
 		if (ret && ret != RPMA_E_NO_COMPLETION)
 			return rpma_failed(td_, "rpma_cq_wait", ret);
 	}
@@ -492,7 +496,7 @@ int Client::reap(unsigned min)
 		if (post_flushes())
 			return -1;
 		if (ret == 0)
-			continue;	// some completed, maybe more are waiting
+			continue; // some completed, maybe more are waiting
 		int idle_ret = 0;
 		if (!busy_poll_)
 			idle_ret = wait_for_completions() || link_check() || stall_check();
@@ -510,7 +514,7 @@ int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespe
 	c->completed_.drop(c->handed_out_);
 	c->handed_out_ = 0;
 	if (!c->failed_ && c->reap(min) < 0) {
-		c->abandon();	// fio asks for them on its way out
+		c->abandon(); // fio asks for them on its way out
 		return -EIO;
 	}
 	c->handed_out_ = std::min<size_t>(c->completed_.size(), max);
@@ -548,8 +552,7 @@ void Client::end()
 		rpma_conn_disconnect(conn_);
 		// the server answers the disconnect; no answer in time is no reason
 		// to fail a finished job
-		const auto deadline = Clock::now() +
-			std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
+		const auto deadline = Clock::now() + std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
 		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 		while (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST &&
 		       next_conn_event(conn_, ms_left(deadline), &ev) == 0)

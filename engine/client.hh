@@ -50,8 +50,7 @@ public:
 	static int close_file(thread_data *td, fio_file *f);
 	static fio_q_status queue(thread_data *td, io_u *u);
 	static int commit(thread_data *td);
-	static int getevents(thread_data *td, unsigned min, unsigned max,
-		const timespec *t);
+	static int getevents(thread_data *td, unsigned min, unsigned max, const timespec *t);
 	static io_u *event(thread_data *td, int i);
 	static void io_u_free(thread_data *td, io_u *u);
 	static void cleanup(thread_data *td);
@@ -122,13 +121,13 @@ private:
 	// a ring, not a vector: fio takes a few at a time, and dropping them
 	// from a vector's front moves the rest every time
 	Ring<io_u *> completed_;
-	size_t handed_out_ = 0;	// completed_[0..handed_out_) went to fio
+	size_t handed_out_ = 0; // completed_[0..handed_out_) went to fio
 	unsigned idle_polls_ = 0;
 	// completions handled; the count and the time stall_check last saw it move
 	uint64_t completions_ = 0;
 	uint64_t stall_mark_ = 0;
 	Clock::time_point stall_since_;
-	bool failed_ = false;	// the job failed: the connection is gone
+	bool failed_ = false; // the job failed: the connection is gone
 };
 
 }

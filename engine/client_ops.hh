@@ -11,16 +11,16 @@ namespace rpma_fio {
 
 // The hooks fio may call first check that they run inside the fio they
 // were built for.
-template <std::unique_ptr<Client> (*Make)()>
-ioengine_ops client_ops(const char *name)
+template <std::unique_ptr<Client> (*Make)()> ioengine_ops client_ops(const char *name)
 {
 	return {
 		.name = name,
 		.version = FIO_IOOPS_VERSION,
 		.flags = FIO_DISKLESSIO | FIO_ASYNCIO_SETS_ISSUE_TIME,
-		.init = [](thread_data *td) {
-			return fio_matches(td, &ioengine) ? Client::init(td, Make) : 1;
-		},
+		.init =
+			[](thread_data *td) {
+				return fio_matches(td, &ioengine) ? Client::init(td, Make) : 1;
+			},
 		.post_init = Client::post_init,
 		.queue = Client::queue,
 		.commit = Client::commit,
@@ -29,9 +29,11 @@ ioengine_ops client_ops(const char *name)
 		.cleanup = Client::cleanup,
 		.open_file = Client::open_file,
 		.close_file = Client::close_file,
-		.get_file_size = [](thread_data *td, fio_file *f) {
-			return fio_matches(td, &ioengine) ? Client::get_file_size(td, f) : 1;
-		},
+		.get_file_size =
+			[](thread_data *td, fio_file *f) {
+				return fio_matches(td, &ioengine) ? Client::get_file_size(td, f)
+								  : 1;
+			},
 		.io_u_free = Client::io_u_free,
 		.option_struct_size = sizeof(Options),
 		.options = options,

@@ -31,8 +31,8 @@ int next_conn_event(rpma_conn *conn, int timeout_ms, rpma_conn_event *event)
 
 int ms_left(Clock::time_point deadline)
 {
-	auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-		deadline - Clock::now()).count();
+	auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())
+			    .count();
 	return static_cast<int>(std::clamp<long long>(left, 0, 1 << 30));
 }
 
@@ -40,7 +40,7 @@ void close_connection(rpma_conn **conn)
 {
 	if (!*conn)
 		return;
-	rpma_conn_disconnect(*conn);	// fails harmlessly on a dead one
+	rpma_conn_disconnect(*conn); // fails harmlessly on a dead one
 	rpma_conn_delete(conn);
 }
 

@@ -23,7 +23,7 @@ class GpspmClient final : public Client {
 public:
 	~GpspmClient() override
 	{
-		drop_connection();	// before the messages' memory
+		drop_connection(); // before the messages' memory
 		rpma_mr_dereg(&msg_mr_);
 	}
 
@@ -32,16 +32,13 @@ private:
 	rpma_mr_local *msg_mr_ = nullptr;
 	uint32_t slots_ = 0;
 	std::vector<bool> send_busy_;
-	uint32_t outstanding_ = 0;	// requests not answered yet
+	uint32_t outstanding_ = 0; // requests not answered yet
 
 	size_t recv_off(size_t k) const { return k * MSG_ROOM; }
 	size_t send_off(size_t k) const { return (slots_ + k) * MSG_ROOM; }
 
 	// the server persists the range asked for, nothing else
-	InFlight::Merge flush_merge() const override
-	{
-		return InFlight::Merge::ADJACENT;
-	}
+	InFlight::Merge flush_merge() const override { return InFlight::Merge::ADJACENT; }
 
 	QueueSizes queue_sizes(unsigned iodepth) const override
 	{
@@ -55,7 +52,7 @@ private:
 	{
 		if (ws.max_msg_num == 0) {
 			report(td_, "the server takes no flush requests: is it a "
-				"librpma_gpspm_server (and not an APM one)?");
+				    "librpma_gpspm_server (and not an APM one)?");
 			return job_failed(td_, EPROTO, "connect");
 		}
 		// The server has max_msg_num receives posted: never have more
@@ -64,16 +61,17 @@ private:
 		int usage;
 		rpma_mr_remote_get_flush_type(remote_, &usage);
 		static std::atomic_flag told;
-		if (ws.direct_write_to_pmem &&
-		    (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) && !told.test_and_set())
+		if (ws.direct_write_to_pmem && (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) &&
+		    !told.test_and_set())
 			note("%s: the server writes to PMem directly: "
-				"librpma_apm_client/librpma_apm_server would need no "
-				"server CPU\n", td_->io_ops->name);
+			     "librpma_apm_client/librpma_apm_server would need no "
+			     "server CPU\n",
+			     td_->io_ops->name);
 
 		msgs_.assign(MSG_ROOM * 2 * slots_, 0);
 		send_busy_.assign(slots_, false);
 		int ret = rpma_mr_reg(peer_, msgs_.data(), msgs_.size(),
-			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr_);
+				      RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr_);
 		if (ret)
 			return rpma_failed(td_, "rpma_mr_reg", ret);
 		for (size_t k = 0; k < slots_; k++)
@@ -85,7 +83,7 @@ private:
 	int post_recv(size_t k)
 	{
 		int ret = rpma_recv(conn_, msg_mr_, recv_off(k), MSG_ROOM,
-			reinterpret_cast<const void *>(k));
+				    reinterpret_cast<const void *>(k));
 		return ret ? rpma_failed(td_, "rpma_recv", ret) : 0;
 	}
 
@@ -101,8 +99,8 @@ private:
 	int send(const FlushRequest &req, int k)
 	{
 		size_t len = pack_request(req, &msgs_[send_off(k)], MSG_ROOM);
-		int ret = rpma_send(conn_, msg_mr_, send_off(k), len,
-			RPMA_F_COMPLETION_ALWAYS, reinterpret_cast<const void *>(k));
+		int ret = rpma_send(conn_, msg_mr_, send_off(k), len, RPMA_F_COMPLETION_ALWAYS,
+				    reinterpret_cast<const void *>(k));
 		if (ret)
 			return rpma_failed(td_, "rpma_send", ret);
 		send_busy_[k] = true;
@@ -127,11 +125,9 @@ private:
 			return 0;
 		}
 		size_t k = wc.wr_id;
-		std::optional<uint64_t> ctx = unpack_response(&msgs_[recv_off(k)],
-			wc.byte_len);
+		std::optional<uint64_t> ctx = unpack_response(&msgs_[recv_off(k)], wc.byte_len);
 		if (!ctx) {
-			report(td_, "cannot unpack the flush response (%u bytes)",
-				wc.byte_len);
+			report(td_, "cannot unpack the flush response (%u bytes)", wc.byte_len);
 			return job_failed(td_, EPROTO, "flush response");
 		}
 		outstanding_--;
@@ -147,8 +143,7 @@ private:
 	{
 		if (outstanding_)
 			return;
-		const auto deadline = Clock::now() +
-			std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
+		const auto deadline = Clock::now() + std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
 		int k;
 		while ((k = free_send_slot()) < 0 && Clock::now() < deadline)
 			if (failed(poll_once()))
@@ -169,5 +164,4 @@ std::unique_ptr<Client> make()
 }
 }
 
-ioengine_ops ioengine = rpma_fio::client_ops<rpma_fio::make>(
-	"librpma_gpspm_client");
+ioengine_ops ioengine = rpma_fio::client_ops<rpma_fio::make>("librpma_gpspm_client");

@@ -25,7 +25,7 @@ class GpspmServer final : public Server {
 public:
 	~GpspmServer() override
 	{
-		close_connection(&conn_);	// before the receives' memory
+		close_connection(&conn_); // before the receives' memory
 		rpma_mr_dereg(&msg_mr_);
 	}
 
@@ -39,10 +39,10 @@ private:
 	rpma_mr_local *msg_mr_ = nullptr;
 	uint16_t slots_ = 0;
 	std::vector<bool> send_busy_;
-	Ring<Received> received_;	// requests not handled yet
+	Ring<Received> received_; // requests not handled yet
 	rpma_cq *cq_ = nullptr;
-	bool ended_ = false;	// the end-of-run request came
-	uint64_t requests_ = 0;	// received: signs of a live client
+	bool ended_ = false;    // the end-of-run request came
+	uint64_t requests_ = 0; // received: signs of a live client
 
 	static size_t recv_off(size_t k) { return 2 * k * MSG_ROOM; }
 	static size_t send_off(size_t k) { return (2 * k + 1) * MSG_ROOM; }
@@ -51,8 +51,8 @@ private:
 	// the server job, as with the old engine.
 	uint16_t msg_slots() const override
 	{
-		return static_cast<uint16_t>(std::min<unsigned>(iodepth_,
-			std::numeric_limits<uint16_t>::max()));
+		return static_cast<uint16_t>(
+			std::min<unsigned>(iodepth_, std::numeric_limits<uint16_t>::max()));
 	}
 
 	void configure(rpma_conn_cfg *cfg) override
@@ -72,12 +72,12 @@ private:
 		send_busy_.assign(slots_, false);
 		received_.reserve(slots_);
 		int ret = rpma_mr_reg(peer_, msgs_.data(), msgs_.size(),
-			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr_);
+				      RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr_);
 		if (ret)
 			return rpma_failed(td_, "rpma_mr_reg", ret);
 		for (size_t k = 0; k < slots_; k++)
-			if ((ret = rpma_conn_req_recv(req, msg_mr_, recv_off(k),
-					MSG_ROOM, reinterpret_cast<const void *>(k))))
+			if ((ret = rpma_conn_req_recv(req, msg_mr_, recv_off(k), MSG_ROOM,
+						      reinterpret_cast<const void *>(k))))
 				return rpma_failed(td_, "rpma_conn_req_recv", ret);
 		return 0;
 	}
@@ -101,8 +101,7 @@ private:
 				return 1;
 			if (busy && ++idle % EVENT_CHECK_INTERVAL)
 				continue;
-			if (wait(busy ? 0 : POLL_MS) || link_check() ||
-			    liveness_check(requests_))
+			if (wait(busy ? 0 : POLL_MS) || link_check() || liveness_check(requests_))
 				return 1;
 		}
 		return 0;
@@ -126,7 +125,7 @@ private:
 			}
 			if (wc[i].status != IBV_WC_SUCCESS) {
 				report(td_, "a message from or to the client failed: %s",
-					ibv_wc_status_str(wc[i].status));
+				       ibv_wc_status_str(wc[i].status));
 				return job_failed(td_, EIO, "completion");
 			}
 			if (wc[i].opcode == IBV_WC_SEND)
@@ -145,8 +144,8 @@ private:
 		while (!received_.empty() && !send_busy_[received_.front().slot]) {
 			Received r = received_.front();
 			received_.pop();
-			std::optional<FlushRequest> req = unpack_request(
-				&msgs_[recv_off(r.slot)], r.len);
+			std::optional<FlushRequest> req = unpack_request(&msgs_[recv_off(r.slot)],
+									 r.len);
 			if (!req) {
 				report(td_, "cannot unpack a flush request (%u bytes)", r.len);
 				return job_failed(td_, EPROTO, "flush request");
@@ -164,21 +163,22 @@ private:
 	int answer(const FlushRequest &req, size_t k)
 	{
 		if (req.offset > mem_.size() || req.length > mem_.size() - req.offset) {
-			report(td_, "refusing to flush [%llu, +%llu): the memory has "
-				"%zu bytes", (unsigned long long)req.offset,
-				(unsigned long long)req.length, mem_.size());
+			report(td_,
+			       "refusing to flush [%llu, +%llu): the memory has "
+			       "%zu bytes",
+			       (unsigned long long)req.offset, (unsigned long long)req.length,
+			       mem_.size());
 			return job_failed(td_, EINVAL, "flush request");
 		}
 		mem_.persist(req.offset, req.length);
 		// re-posted before answering: the answer lets the client send again
 		int ret = rpma_recv(conn_, msg_mr_, recv_off(k), MSG_ROOM,
-			reinterpret_cast<const void *>(k));
+				    reinterpret_cast<const void *>(k));
 		if (ret)
 			return rpma_failed(td_, "rpma_recv", ret);
-		size_t len = pack_response(req.op_context, &msgs_[send_off(k)],
-			MSG_ROOM);
-		ret = rpma_send(conn_, msg_mr_, send_off(k), len,
-			RPMA_F_COMPLETION_ALWAYS, reinterpret_cast<const void *>(k));
+		size_t len = pack_response(req.op_context, &msgs_[send_off(k)], MSG_ROOM);
+		ret = rpma_send(conn_, msg_mr_, send_off(k), len, RPMA_F_COMPLETION_ALWAYS,
+				reinterpret_cast<const void *>(k));
 		if (ret)
 			return rpma_failed(td_, "rpma_send", ret);
 		send_busy_[k] = true;
@@ -205,7 +205,7 @@ private:
 				return 1;
 			return connection_ended(ev, ended_);
 		}
-		int ret = rpma_cq_wait(cq_);	// acks the event and re-arms
+		int ret = rpma_cq_wait(cq_); // acks the event and re-arms
 		if (ret && ret != RPMA_E_NO_COMPLETION)
 			return rpma_failed(td_, "rpma_cq_wait", ret);
 		return 0;
@@ -220,5 +220,4 @@ std::unique_ptr<Server> make()
 }
 }
 
-ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make>(
-	"librpma_gpspm_server");
+ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make>("librpma_gpspm_server");

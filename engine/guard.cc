@@ -25,8 +25,7 @@ bool fio_matches(thread_data *td, const ioengine_ops *self)
 {
 	// Looked up at run time rather than linked: a fio that does not export
 	// it must get this message, not a dlopen() failure.
-	const char *running = static_cast<const char *>(
-		dlsym(RTLD_DEFAULT, "fio_version_string"));
+	const char *running = static_cast<const char *>(dlsym(RTLD_DEFAULT, "fio_version_string"));
 	if (!running) {
 		log_err("%s: cannot tell which fio loaded this engine "
 			"(fio_version_string is not exported); it was built for %s\n",

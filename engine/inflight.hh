@@ -63,14 +63,12 @@ public:
 	// yet. Polling then can only come back empty.
 	bool stalled() const
 	{
-		return reads_.empty() && !writes_.empty() &&
-			writes_.front().seq > posted_upto_;
+		return reads_.empty() && !writes_.empty() && writes_.front().seq > posted_upto_;
 	}
 
 	// The io_us a completion carrying `token` completes, passed to
 	// done(io_u *) in the order they were posted.
-	template <typename F>
-	void complete(uint64_t token, F &&done)
+	template <typename F> void complete(uint64_t token, F &&done)
 	{
 		Ring<Entry> &q = (token & FLUSH_BIT) ? writes_ : reads_;
 		const uint64_t upto = token & ~FLUSH_BIT;
@@ -85,8 +83,7 @@ public:
 	// Gives up: passes every io_u in flight to done(io_u *), the reads
 	// first, each kind in the order posted, and forgets the flushes not
 	// posted yet; as after reserve().
-	template <typename F>
-	void drain(F &&done)
+	template <typename F> void drain(F &&done)
 	{
 		for (Ring<Entry> *q : {&reads_, &writes_})
 			for (; !q->empty(); q->pop())
@@ -110,10 +107,10 @@ private:
 	Merge merge_ = Merge::ANY;
 	size_t depth_ = 0;
 	uint64_t next_seq_ = 1;
-	Ring<Entry> reads_, writes_;	// writes_ holds syncs too
-	Ring<Flush> flushes_;	// not posted yet
-	uint64_t dirty_lo_ = 0, dirty_hi_ = 0;	// written since the last sync
-	uint64_t posted_upto_ = 0;	// what the newest flush posted completes
+	Ring<Entry> reads_, writes_;           // writes_ holds syncs too
+	Ring<Flush> flushes_;                  // not posted yet
+	uint64_t dirty_lo_ = 0, dirty_hi_ = 0; // written since the last sync
+	uint64_t posted_upto_ = 0;             // what the newest flush posted completes
 };
 
 }

@@ -25,11 +25,10 @@ uint8_t port_for(ibv_context *dev, const char *addr, bool local)
 	rdma_cm_id *id;
 	// without an event channel, bind and resolve return when done
 	if (!rdma_create_id(nullptr, &id, nullptr, RDMA_PS_TCP)) {
-		int ret = local ? rdma_bind_addr(id, info->ai_src_addr) :
-			rdma_resolve_addr(id, nullptr, info->ai_dst_addr,
-				RESOLVE_TIMEOUT_MS);
-		if (!ret && id->verbs && !std::strcmp(id->verbs->device->name,
-				dev->device->name))
+		int ret = local ? rdma_bind_addr(id, info->ai_src_addr)
+				: rdma_resolve_addr(id, nullptr, info->ai_dst_addr,
+						    RESOLVE_TIMEOUT_MS);
+		if (!ret && id->verbs && !std::strcmp(id->verbs->device->name, dev->device->name))
 			port = id->port_num;
 		rdma_destroy_id(id);
 	}
@@ -43,9 +42,7 @@ PortQueries LinkWatch::real_queries()
 {
 	// ibv_query_port is a macro around an inline function
 	return {
-		[](ibv_context *dev, ibv_device_attr *attr) {
-			return ibv_query_device(dev, attr);
-		},
+		[](ibv_context *dev, ibv_device_attr *attr) { return ibv_query_device(dev, attr); },
 		[](ibv_context *dev, uint8_t port, ibv_port_attr *attr) {
 			return ibv_query_port(dev, port, attr);
 		},

@@ -40,7 +40,7 @@ private:
 	static constexpr int CHECK_MS = 500;
 	PortQueries q_;
 	ibv_context *dev_ = nullptr;
-	uint8_t first_ = 0, last_ = 0;	// the ports watched, none if 0
+	uint8_t first_ = 0, last_ = 0; // the ports watched, none if 0
 	Clock::time_point next_check_{};
 };
 

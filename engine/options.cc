@@ -91,8 +91,8 @@ std::string job_port(thread_data *td)
 	else
 		port += td->thread_number - 1;
 	if (port == 0 || port > 65535) {
-		report(td, "port=%s: job %u would use port %lu, not in 1..65535",
-			base ? base : "", td->thread_number, port);
+		report(td, "port=%s: job %u would use port %lu, not in 1..65535", base ? base : "",
+		       td->thread_number, port);
 		return {};
 	}
 	char buf[8];

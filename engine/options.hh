@@ -17,7 +17,7 @@ struct Options {
 	char *port;
 	unsigned int direct_write_to_pmem;
 	unsigned int busy_wait_polling;
-	unsigned int connect_timeout;	// seconds
+	unsigned int connect_timeout; // seconds
 };
 
 extern fio_option options[];

@@ -9,8 +9,7 @@ namespace rpma_fio {
 
 // Prints "<engine>[<job number>]: <message>" through fio's log_err, which
 // also reaches the client in fio's distributed mode.
-void report(thread_data *td, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void report(thread_data *td, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // Prints an informational note (no error): through fio's log_info, like
 // fio's own notes, only when fio prints its normal output; with json, json+

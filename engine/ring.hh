@@ -9,8 +9,7 @@
 
 namespace rpma_fio {
 
-template <typename T>
-class Ring {
+template <typename T> class Ring {
 public:
 	void reserve(size_t capacity)
 	{
@@ -39,7 +38,7 @@ public:
 	void drop(size_t n)
 	{
 		if (!n)
-			return;	// also before reserve()
+			return; // also before reserve()
 		head_ = (head_ + n) % slots_.size();
 		size_ -= n;
 	}

@@ -60,18 +60,15 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	std::unique_ptr<Server> s = make();
 	s->td_ = td;
 	ibv_context *dev;
-	int ret = rpma_utils_get_ibv_context(o.serverip,
-		RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev);
+	int ret = rpma_utils_get_ibv_context(o.serverip, RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev);
 	if (ret) {
-		report(td, "serverip=%s is not the address of an RDMA device here",
-			o.serverip);
+		report(td, "serverip=%s is not the address of an RDMA device here", o.serverip);
 		return rpma_failed(td, "rpma_utils_get_ibv_context", ret);
 	}
 	if ((ret = rpma_peer_new(dev, &s->peer_)))
 		return rpma_failed(td, "rpma_peer_new", ret);
 	ibv_device_attr attr{};
-	s->soft_roce_ = ibv_query_device(dev, &attr) == 0 &&
-		attr.vendor_id == SOFT_ROCE_VENDOR_ID;
+	s->soft_roce_ = ibv_query_device(dev, &attr) == 0 && attr.vendor_id == SOFT_ROCE_VENDOR_ID;
 	s->link_.watch(dev, o.serverip, true);
 	// The job's one I/O is the serving of its connection; iodepth= is
 	// the GPSPM server's message slots. Left above 1, it would make fio
@@ -109,32 +106,32 @@ int Server::expose(fio_file *f)
 	// Least exposure: what a client does to the region, nothing more.
 	// It writes and reads it (reads, verify=), and its flush is a read.
 	int usage = RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
-		(mem_.persistent() ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT :
-			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+		    (mem_.persistent() ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT
+				       : RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 	int ret = rpma_mr_reg(peer_, mem_.base(), mem_.size(), usage, &mr_);
 	if (ret && mem_.kind() == Memory::Kind::FsDax)
 		report(td_, "registering FS DAX memory needs On-Demand Paging, "
-			"which this RDMA device may lack; a Device DAX needs none");
+			    "which this RDMA device may lack; a Device DAX needs none");
 	if (ret)
 		return rpma_failed(td_, "rpma_mr_reg", ret);
 	if (mem_.kind() != Memory::Kind::FsDax)
 		return 0;
 	if (soft_roce_)
 		note("%s[%u]: warning: serving %s over Soft-RoCE (rxe), whose "
-			"On-Demand Paging (Linux 7.2.13 at least) places each write "
-			"and read at the start of its page: the clients' data would "
-			"be misplaced; serve a Device DAX over rxe\n",
-			td_->io_ops->name, td_->thread_number, f->file_name);
+		     "On-Demand Paging (Linux 7.2.13 at least) places each write "
+		     "and read at the start of its page: the clients' data would "
+		     "be misplaced; serve a Device DAX over rxe\n",
+		     td_->io_ops->name, td_->thread_number, f->file_name);
 	// FS DAX is registered on demand (ODP): fault the pages in now rather
 	// than at the client's first writes, which would stall on them.
-	ret = rpma_mr_advise(mr_, 0, mem_.size(),
-		IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, IBV_ADVISE_MR_FLAG_FLUSH);
+	ret = rpma_mr_advise(mr_, 0, mem_.size(), IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			     IBV_ADVISE_MR_FLAG_FLUSH);
 	if (ret == RPMA_E_INVAL)
 		return rpma_failed(td_, "rpma_mr_advise", ret);
 	if (ret)
 		note("%s[%u]: note: prefetching %s failed (%s): the first "
-			"writes will be slower\n", td_->io_ops->name,
-			td_->thread_number, f->file_name, rpma_err_2str(ret));
+		     "writes will be slower\n",
+		     td_->io_ops->name, td_->thread_number, f->file_name, rpma_err_2str(ret));
 	return 0;
 }
 
@@ -150,8 +147,10 @@ int Server::accept()
 	rpma_mr_get_descriptor(mr_, desc.data());
 	auto ws = encode_workspace(msg_slots(), o.direct_write_to_pmem, desc);
 	if (!ws) {
-		report(td_, "the memory descriptor (%zu bytes) does not fit the "
-			"workspace", desc_size);
+		report(td_,
+		       "the memory descriptor (%zu bytes) does not fit the "
+		       "workspace",
+		       desc_size);
 		return job_failed(td_, EOVERFLOW, "workspace");
 	}
 
@@ -159,15 +158,17 @@ int Server::accept()
 	int ret = rpma_ep_listen(peer_, o.serverip, port.c_str(), &ep);
 	if (ret) {
 		if (ret == RPMA_E_PROVIDER && errno == EADDRINUSE)
-			report(td_, "cannot listen on %s:%s: the port is in use "
-				"(another server, or one still ending); stop it or "
-				"choose another port=", o.serverip, port.c_str());
+			report(td_,
+			       "cannot listen on %s:%s: the port is in use "
+			       "(another server, or one still ending); stop it or "
+			       "choose another port=",
+			       o.serverip, port.c_str());
 		else
 			report(td_, "cannot listen on %s:%s", o.serverip, port.c_str());
 		return rpma_failed(td_, "rpma_ep_listen", ret);
 	}
-	note("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name,
-		td_->thread_number, o.serverip, port.c_str());
+	note("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name, td_->thread_number,
+	     o.serverip, port.c_str());
 
 	ret = wait_for_client(ep);
 	if (!ret)
@@ -183,7 +184,7 @@ int Server::accept()
 		return rpma_failed(td_, "rpma_conn_next_event", ret);
 	if (ret == 1 || ev != RPMA_CONN_ESTABLISHED) {
 		report(td_, "the client's connection did not come up (%s)",
-			ret == 1 ? "timed out" : rpma_utils_conn_event_2str(ev));
+		       ret == 1 ? "timed out" : rpma_utils_conn_event_2str(ev));
 		return job_failed(td_, ECONNABORTED, "accept");
 	}
 	return 0;
@@ -198,10 +199,10 @@ int Server::wait_for_client(rpma_ep *ep)
 	while (!fd_readable(fd, POLL_MS)) {
 		if (td_->terminate)
 			return job_failed(td_, EINTR, "accept");
-		if (td_->o.timeout && Clock::now() - start >
-		    std::chrono::microseconds(td_->o.timeout)) {
+		if (td_->o.timeout &&
+		    Clock::now() - start > std::chrono::microseconds(td_->o.timeout)) {
 			report(td_, "no client connected within runtime=%llus",
-				td_->o.timeout / 1000000);
+			       td_->o.timeout / 1000000);
 			return job_failed(td_, ETIMEDOUT, "accept");
 		}
 	}
@@ -225,7 +226,7 @@ int Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
 		return ret;
 	}
 	rpma_conn_private_data pdata{const_cast<uint8_t *>(ws.data()),
-		static_cast<uint8_t>(ws.size())};
+				     static_cast<uint8_t>(ws.size())};
 	ret = rpma_conn_req_connect(&req, &pdata, &conn_);
 	return ret ? rpma_failed(td_, "rpma_conn_req_connect", ret) : 0;
 }
@@ -234,8 +235,10 @@ int Server::link_check()
 {
 	if (!link_.down())
 		return 0;
-	report(td_, "the RDMA link of %s went down (its port is not active): the "
-		"client cannot reach this server any more", options_of(td_).serverip);
+	report(td_,
+	       "the RDMA link of %s went down (its port is not active): the "
+	       "client cannot reach this server any more",
+	       options_of(td_).serverip);
 	return job_failed(td_, ENETDOWN, "link");
 }
 
@@ -248,8 +251,10 @@ int Server::liveness_check(uint64_t signs)
 			return 0;
 		char why[64];
 		std::snprintf(why, sizeof(why), "no answer to a probe for %lld s",
-			static_cast<long long>(std::chrono::duration_cast<
-				std::chrono::seconds>(PROBE_TIMEOUT).count()));
+			      static_cast<long long>(
+				      std::chrono::duration_cast<std::chrono::seconds>(
+					      PROBE_TIMEOUT)
+					      .count()));
 		return client_stopped(why);
 	}
 	if (signs != signs_ || quiet_since_ == Clock::time_point{}) {
@@ -259,8 +264,7 @@ int Server::liveness_check(uint64_t signs)
 	}
 	if (now - quiet_since_ < PROBE_IDLE)
 		return 0;
-	int ret = rpma_write(conn_, nullptr, 0, nullptr, 0, 0,
-		RPMA_F_COMPLETION_ALWAYS, this);
+	int ret = rpma_write(conn_, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS, this);
 	if (ret)
 		return rpma_failed(td_, "rpma_write (a probe of the client)", ret);
 	probing_ = true;
@@ -302,8 +306,10 @@ int Server::poll_probe(rpma_cq *cq, bool end_expected)
 int Server::client_stopped(const char *why)
 {
 	const Options &o = options_of(td_);
-	report(td_, "the client of %s:%s stopped answering (%s): it or the "
-		"network is gone", o.serverip, job_port(td_).c_str(), why);
+	report(td_,
+	       "the client of %s:%s stopped answering (%s): it or the "
+	       "network is gone",
+	       o.serverip, job_port(td_).c_str(), why);
 	return job_failed(td_, ETIMEDOUT, "client");
 }
 
@@ -314,10 +320,10 @@ int Server::connection_ended(rpma_conn_event ev, bool end_expected)
 		if (end_expected)
 			return 0;
 		report(td_, "the client disconnected before ending the run "
-			"(was it killed?)");
+			    "(was it killed?)");
 	} else {
 		report(td_, "the connection to the client failed (%s)",
-			rpma_utils_conn_event_2str(ev));
+		       rpma_utils_conn_event_2str(ev));
 	}
 	return job_failed(td_, ECONNRESET, "connection");
 }
@@ -347,8 +353,7 @@ int Server::close_file(thread_data *td, fio_file *)
 void Server::goodbye()
 {
 	if (conn_ && !closed_ && !td_->error) {
-		const auto deadline = Clock::now() +
-			std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
+		const auto deadline = Clock::now() + std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
 		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 		while (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST &&
 		       next_conn_event(conn_, ms_left(deadline), &ev) == 0)

@@ -78,8 +78,8 @@ protected:
 	rpma_peer *peer_ = nullptr;
 	rpma_conn *conn_ = nullptr;
 	Memory mem_;
-	bool closed_ = false;	// the client's disconnect has arrived
-	unsigned iodepth_ = 1;	// the job's iodepth= (fio's own is set to 1)
+	bool closed_ = false;  // the client's disconnect has arrived
+	unsigned iodepth_ = 1; // the job's iodepth= (fio's own is set to 1)
 
 private:
 	int expose(fio_file *f);
@@ -90,7 +90,7 @@ private:
 
 	rpma_mr_local *mr_ = nullptr;
 	bool served_ = false;
-	bool soft_roce_ = false;	// the device is rxe (FS DAX: a warning)
+	bool soft_roce_ = false; // the device is rxe (FS DAX: a warning)
 	LinkWatch link_;
 	// the liveness probe: signs_ as last seen and since when, and when
 	// the probe in flight (if any) went out

@@ -19,7 +19,7 @@ Memory::~Memory()
 
 void Memory::unmap()
 {
-	if (map_)	// pmem2 does not take a pointer to NULL
+	if (map_) // pmem2 does not take a pointer to NULL
 		pmem2_map_delete(&map_);
 	if (fd_ >= 0)
 		close(fd_);
@@ -49,8 +49,10 @@ int Memory::map(thread_data *td, const char *filename, size_t size)
 int Memory::map_pmem(thread_data *td, const char *filename, size_t size)
 {
 	if (size % page_size) {
-		report(td, "size (%zu) is not a multiple of the page size (%zu), "
-			"which PMem mappings need", size, (size_t)page_size);
+		report(td,
+		       "size (%zu) is not a multiple of the page size (%zu), "
+		       "which PMem mappings need",
+		       size, (size_t)page_size);
 		return job_failed(td, EINVAL, "size");
 	}
 	fd_ = open(filename, O_RDWR);
@@ -62,8 +64,7 @@ int Memory::map_pmem(thread_data *td, const char *filename, size_t size)
 	}
 	kind_ = S_ISCHR(st.st_mode) ? Kind::DevDax : Kind::FsDax;
 	// a Device DAX is shared by the jobs, an FS DAX file is the job's own
-	size_t offset = kind_ == Kind::DevDax ?
-		size * (td->thread_number - 1) : 0;
+	size_t offset = kind_ == Kind::DevDax ? size * (td->thread_number - 1) : 0;
 
 	pmem2_source *src = nullptr;
 	pmem2_config *cfg = nullptr;
@@ -73,21 +74,23 @@ int Memory::map_pmem(thread_data *td, const char *filename, size_t size)
 	// cache-line granularity: what a flush (CPU cache write-back) persists
 	if (!ret)
 		ret = pmem2_config_set_required_store_granularity(cfg,
-			PMEM2_GRANULARITY_CACHE_LINE);
+								  PMEM2_GRANULARITY_CACHE_LINE);
 	if (!ret)
 		ret = pmem2_map_new(&map_, cfg, src);
 	pmem2_config_delete(&cfg);
 	pmem2_source_delete(&src);
 	if (ret) {
-		report(td, "cannot map %s as persistent memory: %s (a Device DAX, "
-			"or a file on a file system mounted with -o dax, is needed; "
-			"filename=malloc uses DRAM)", filename, pmem2_errormsg());
+		report(td,
+		       "cannot map %s as persistent memory: %s (a Device DAX, "
+		       "or a file on a file system mounted with -o dax, is needed; "
+		       "filename=malloc uses DRAM)",
+		       filename, pmem2_errormsg());
 		return job_failed(td, EINVAL, "pmem2_map_new");
 	}
 	size_t mapped = pmem2_map_get_size(map_);
 	if (mapped < offset + size) {
-		report(td, "%s is too small for job %u: %zu bytes, %zu needed",
-			filename, td->thread_number, mapped, offset + size);
+		report(td, "%s is too small for job %u: %zu bytes, %zu needed", filename,
+		       td->thread_number, mapped, offset + size);
 		return job_failed(td, ENOSPC, "size");
 	}
 	base_ = static_cast<char *>(pmem2_map_get_address(map_)) + offset;

@@ -12,24 +12,26 @@ namespace rpma_fio {
 // The hooks fio may call first check that they run inside the fio they
 // were built for.
 // FIO_DISKLESSIO: fio must not lay out a file named by filename= (malloc).
-template <std::unique_ptr<Server> (*Make)()>
-ioengine_ops server_ops(const char *name)
+template <std::unique_ptr<Server> (*Make)()> ioengine_ops server_ops(const char *name)
 {
 	return {
 		.name = name,
 		.version = FIO_IOOPS_VERSION,
 		.flags = FIO_SYNCIO | FIO_DISKLESSIO | FIO_NODISKUTIL,
-		.init = [](thread_data *td) {
-			return fio_matches(td, &ioengine) ? Server::init(td, Make) : 1;
-		},
+		.init =
+			[](thread_data *td) {
+				return fio_matches(td, &ioengine) ? Server::init(td, Make) : 1;
+			},
 		.queue = Server::queue,
 		.cleanup = Server::cleanup,
 		.open_file = Server::open_file,
 		.close_file = Server::close_file,
 		.invalidate = Server::invalidate,
-		.get_file_size = [](thread_data *td, fio_file *f) {
-			return fio_matches(td, &ioengine) ? Server::get_file_size(td, f) : 1;
-		},
+		.get_file_size =
+			[](thread_data *td, fio_file *f) {
+				return fio_matches(td, &ioengine) ? Server::get_file_size(td, f)
+								  : 1;
+			},
 		.option_struct_size = sizeof(Options),
 		.options = options,
 	};

@@ -7,11 +7,11 @@ namespace rpma_fio {
 
 namespace {
 constexpr size_t DESC_OFFSET = 4;
-constexpr size_t MR_DESC_MIN = 21;	// librpma's memory region descriptor
+constexpr size_t MR_DESC_MIN = 21; // librpma's memory region descriptor
 }
 
-std::optional<std::array<uint8_t, WORKSPACE_SIZE>>
-encode_workspace(uint16_t max_msg_num, bool dwtp, std::span<const uint8_t> desc)
+std::optional<std::array<uint8_t, WORKSPACE_SIZE>> encode_workspace(uint16_t max_msg_num, bool dwtp,
+								    std::span<const uint8_t> desc)
 {
 	if (desc.size() > WORKSPACE_DESC_MAX)
 		return std::nullopt;

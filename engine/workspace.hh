@@ -23,12 +23,12 @@ constexpr size_t WORKSPACE_DESC_MAX = 24;
 struct Workspace {
 	uint16_t max_msg_num = 0;
 	bool direct_write_to_pmem = false;
-	std::span<const uint8_t> descriptor;	// points into the decoded bytes
+	std::span<const uint8_t> descriptor; // points into the decoded bytes
 };
 
 // nullopt if desc is longer than the 24 bytes the layout has room for
-std::optional<std::array<uint8_t, WORKSPACE_SIZE>>
-encode_workspace(uint16_t max_msg_num, bool dwtp, std::span<const uint8_t> desc);
+std::optional<std::array<uint8_t, WORKSPACE_SIZE>> encode_workspace(uint16_t max_msg_num, bool dwtp,
+								    std::span<const uint8_t> desc);
 
 // Any length >= what the header announces is accepted: RoCE and IB deliver
 // the accept's private data zero-padded to 196 bytes.

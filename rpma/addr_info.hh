@@ -9,7 +9,7 @@ namespace rpma {
 
 enum class AddressRole {
 	passive, // an address to bind or listen on
-	active,	 // an address to connect to
+	active,  // an address to connect to
 };
 
 // Resolves addr (and port, which may be null) for an RC connection over

@@ -57,8 +57,7 @@ const char *conn_event_text(rpma_conn_event event) noexcept
 	return "Unsupported connection event";
 }
 
-Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues,
-	   PrivateData private_data)
+Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues, PrivateData private_data)
 	: id_(std::move(id)), queues_(std::move(queues)), private_data_(std::move(private_data)),
 	  qp_(queues_->qp())
 {
@@ -70,8 +69,8 @@ Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues,
 		throw_provider("rdma_migrate_id()", errno_or(EIO));
 
 	errno = 0;
-	flush_mr_ = MrOwner(ibv_reg_mr(peer.pd(), flush_page_.get(), FLUSH_LENGTH,
-				       IBV_ACCESS_LOCAL_WRITE));
+	flush_mr_ = MrOwner(
+		ibv_reg_mr(peer.pd(), flush_page_.get(), FLUSH_LENGTH, IBV_ACCESS_LOCAL_WRITE));
 	if (!flush_mr_)
 		throw_provider("ibv_reg_mr()", errno_or(EIO));
 
@@ -153,17 +152,20 @@ int Conn::flush_refusal(const MrRemote &dst, size_t dst_offset, size_t len,
 	case RPMA_FLUSH_TYPE_PERSISTENT:
 		if (!direct_write_to_pmem()) {
 			RPMA_LOG_ERROR("Connection does not support flush to persistency. "
-				       "Check if the remote node supports direct write to persistent memory.");
+				       "Check if the remote node supports direct write to "
+				       "persistent memory.");
 			return RPMA_E_NOSUPP;
 		}
 		if (!(dst.usage() & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) {
-			RPMA_LOG_ERROR("The remote memory region does not support flushing to persistency");
+			RPMA_LOG_ERROR("The remote memory region does not support flushing to "
+				       "persistency");
 			return RPMA_E_NOSUPP;
 		}
 		return 0;
 	case RPMA_FLUSH_TYPE_VISIBILITY:
 		if (!(dst.usage() & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)) {
-			RPMA_LOG_ERROR("The remote memory region does not support flushing to global visibility");
+			RPMA_LOG_ERROR("The remote memory region does not support flushing to "
+				       "global visibility");
 			return RPMA_E_NOSUPP;
 		}
 		return 0;
@@ -212,8 +214,8 @@ int Conn::disconnect() noexcept
 }
 
 int Conn::native_atomic_write([[maybe_unused]] const MrRemote &dst,
-			      [[maybe_unused]] size_t dst_offset, [[maybe_unused]] const char src[8],
-			      [[maybe_unused]] int flags,
+			      [[maybe_unused]] size_t dst_offset,
+			      [[maybe_unused]] const char src[8], [[maybe_unused]] int flags,
 			      [[maybe_unused]] const void *op_context) noexcept
 {
 #if HAVE_DECL_IBV_WR_ATOMIC_WRITE
@@ -227,12 +229,11 @@ int Conn::native_atomic_write([[maybe_unused]] const MrRemote &dst,
 
 int Conn::native_flush([[maybe_unused]] const MrRemote &dst, [[maybe_unused]] size_t dst_offset,
 		       [[maybe_unused]] size_t len, [[maybe_unused]] rpma_flush_type type,
-		       [[maybe_unused]] int flags,
-		       [[maybe_unused]] const void *op_context) noexcept
+		       [[maybe_unused]] int flags, [[maybe_unused]] const void *op_context) noexcept
 {
 #if HAVE_DECL_IBV_WR_FLUSH
-	const uint8_t ptype =
-		type == RPMA_FLUSH_TYPE_PERSISTENT ? IBV_FLUSH_PERSISTENT : IBV_FLUSH_GLOBAL;
+	const uint8_t ptype = type == RPMA_FLUSH_TYPE_PERSISTENT ? IBV_FLUSH_PERSISTENT
+								 : IBV_FLUSH_GLOBAL;
 	return post_extended(op_context, signaled(flags), [&](ibv_qp_ex *qpx) {
 		ibv_wr_flush(qpx, dst.rkey(), dst.address() + dst_offset, len, ptype,
 			     IBV_FLUSH_RANGE);

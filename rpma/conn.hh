@@ -30,7 +30,8 @@ class Conn {
 public:
 	// Moves the id onto an event channel of the connection's own and
 	// registers the buffer the emulated flush reads into (a page of its own).
-	Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues, PrivateData private_data);
+	Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues,
+	     PrivateData private_data);
 	Conn(const Conn &) = delete;
 	Conn &operator=(const Conn &) = delete;
 	~Conn() { release(); }
@@ -41,7 +42,10 @@ public:
 	int event_fd() const noexcept { return events_->fd; }
 	int next_event(rpma_conn_event *event) noexcept;
 	rpma_conn_private_data private_data() const noexcept { return private_data_.view(); }
-	void set_direct_write_to_pmem(bool supported) noexcept { direct_write_to_pmem_ = supported; }
+	void set_direct_write_to_pmem(bool supported) noexcept
+	{
+		direct_write_to_pmem_ = supported;
+	}
 	bool direct_write_to_pmem() const noexcept { return direct_write_to_pmem_.load(); }
 	uint32_t qp_num() const noexcept { return qp_->qp_num; }
 	Cq *cq() const noexcept { return queues_->cq(); }
@@ -81,8 +85,8 @@ public:
 			   size_t src_offset, size_t len, int flags, uint32_t imm,
 			   const void *op_context) noexcept
 	{
-		return write_with(IBV_WR_RDMA_WRITE_WITH_IMM, dst, dst_offset, src, src_offset,
-				  len, flags, imm, op_context);
+		return write_with(IBV_WR_RDMA_WRITE_WITH_IMM, dst, dst_offset, src, src_offset, len,
+				  flags, imm, op_context);
 	}
 
 	// Eight bytes stored at once. The fence makes an earlier flush (an RDMA

@@ -35,8 +35,8 @@ public:
 	Values values() const noexcept
 	{
 		const std::lock_guard lock(mutex);
-		return {timeout_ms.load(), cq_size.load(),	 rcq_size.load(), sq_size.load(),
-			rq_size.load(),	   shared_channel.load(), srq.load()};
+		return {timeout_ms.load(), cq_size.load(),        rcq_size.load(), sq_size.load(),
+			rq_size.load(),    shared_channel.load(), srq.load()};
 	}
 
 	// The values to use for a NULL configuration.

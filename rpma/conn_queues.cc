@@ -65,9 +65,10 @@ ConnQueues::ConnQueues(Peer &peer, rdma_cm_id *id, const ConnCfg::Values &cfg)
 #endif
 	if (native_ops) {
 		attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-		attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-				      IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-				      IBV_QP_EX_WITH_RDMA_READ | native_ops;
+		attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |
+				      IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+				      native_ops;
 	}
 	if (rdma_create_qp_ex(id, &attr))
 		throw_provider("rdma_create_qp_ex()", errno_or(EIO));

@@ -25,8 +25,7 @@ Ep::Ep(Peer &peer, const char *addr, const char *port) : peer_(peer)
 	RPMA_LOG_NOTICE("Waiting for incoming connection on %s:%s", addr, port);
 }
 
-int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
-		      bool &dropped)
+int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req, bool &dropped)
 {
 	dropped = false;
 	// refused before the request is taken: it stays for another call

@@ -26,8 +26,7 @@ public:
 	// dropped (the caller's handle is then cleared, as upstream does).
 	// RPMA_E_INVAL, leaving the request queued, for
 	// shares_channel_with_srq_rcq(cfg).
-	int next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
-			  bool &dropped);
+	int next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req, bool &dropped);
 
 	// Stops listening; 0 or the provider's errno.
 	int release() noexcept;

@@ -40,7 +40,10 @@ int last_provider_errno() noexcept;
 [[noreturn]] void throw_logged_provider(int err);
 
 // The errno-style result of a failed rdma-core call that may not set errno.
-inline int errno_or(int fallback) noexcept { return errno ? errno : fallback; }
+inline int errno_or(int fallback) noexcept
+{
+	return errno ? errno : fallback;
+}
 
 } // namespace rpma
 

@@ -15,8 +15,7 @@
 
 namespace rpma::log {
 
-std::atomic<int> thresholds[RPMA_LOG_THRESHOLD_MAX] = {RPMA_LOG_LEVEL_WARNING,
-						       RPMA_LOG_DISABLED};
+std::atomic<int> thresholds[RPMA_LOG_THRESHOLD_MAX] = {RPMA_LOG_LEVEL_WARNING, RPMA_LOG_DISABLED};
 std::atomic<rpma_log_function *> sink{nullptr};
 
 namespace {
@@ -27,9 +26,8 @@ struct LevelInfo {
 };
 
 constexpr LevelInfo level_info[] = {
-	{"*FATAL* ", LOG_CRIT},	  {"*ERROR* ", LOG_ERR},
-	{"*WARN*  ", LOG_WARNING}, {"*NOTE*  ", LOG_NOTICE},
-	{"*INFO*  ", LOG_INFO},	  {"*DEBUG* ", LOG_DEBUG},
+	{"*FATAL* ", LOG_CRIT},   {"*ERROR* ", LOG_ERR},  {"*WARN*  ", LOG_WARNING},
+	{"*NOTE*  ", LOG_NOTICE}, {"*INFO*  ", LOG_INFO}, {"*DEBUG* ", LOG_DEBUG},
 };
 
 const char *basename_of(const char *path)
@@ -42,8 +40,7 @@ const char *basename_of(const char *path)
 // that level reaches stderr; a debugging aid that needs no code change.
 int parse_level(const char *text)
 {
-	static const char *const names[] = {"fatal", "error",	"warning",
-					    "notice", "info", "debug"};
+	static const char *const names[] = {"fatal", "error", "warning", "notice", "info", "debug"};
 	for (int i = 0; i < 6; ++i)
 		if (strcasecmp(text, names[i]) == 0)
 			return i;
@@ -91,8 +88,8 @@ void default_sink(rpma_log_level level, const char *file_name, int line_no,
 
 	char origin[256] = "";
 	if (file_name)
-		std::snprintf(origin, sizeof(origin), "%s: %3d: %s: ",
-			      basename_of(file_name), line_no, function_name);
+		std::snprintf(origin, sizeof(origin), "%s: %3d: %s: ", basename_of(file_name),
+			      line_no, function_name);
 
 	const LevelInfo &info = level_info[level];
 	syslog(info.syslog_priority, "%s%s%s", info.tag, origin, message);
@@ -105,9 +102,8 @@ void default_sink(rpma_log_level level, const char *file_name, int line_no,
 	localtime_r(&now.tv_sec, &local);
 	char stamp[32];
 	std::strftime(stamp, sizeof(stamp), "%b %d %H:%M:%S", &local);
-	std::fprintf(stderr, "%s.%06ld [%ld] %s%s%s", stamp,
-		     static_cast<long>(now.tv_usec), static_cast<long>(syscall(SYS_gettid)),
-		     info.tag, origin, message);
+	std::fprintf(stderr, "%s.%06ld [%ld] %s%s%s", stamp, static_cast<long>(now.tv_usec),
+		     static_cast<long>(syscall(SYS_gettid)), info.tag, origin, message);
 }
 
 } // namespace rpma::log

@@ -28,16 +28,14 @@ void default_sink(rpma_log_level level, const char *file_name, int line_no,
 } // namespace rpma::log
 
 // User sinks receive the format with a trailing newline, as upstream's do.
-#define RPMA_LOG(level, format, ...)                                           \
-	do {                                                                   \
-		if (::rpma::log::enabled(level)) {                             \
-			rpma_log_function *rpma_log_sink_ =                    \
-				::rpma::log::sink.load();                      \
-			if (rpma_log_sink_)                                    \
-				rpma_log_sink_(level, __FILE__, __LINE__,      \
-					       __func__, format "\n"         \
-					       __VA_OPT__(, ) __VA_ARGS__);    \
-		}                                                              \
+#define RPMA_LOG(level, format, ...)                                                    \
+	do {                                                                            \
+		if (::rpma::log::enabled(level)) {                                      \
+			rpma_log_function *rpma_log_sink_ = ::rpma::log::sink.load();   \
+			if (rpma_log_sink_)                                             \
+				rpma_log_sink_(level, __FILE__, __LINE__, __func__,     \
+					       format "\n" __VA_OPT__(, ) __VA_ARGS__); \
+		}                                                                       \
 	} while (0)
 
 #define RPMA_LOG_FATAL(...) RPMA_LOG(RPMA_LOG_LEVEL_FATAL, __VA_ARGS__)

@@ -81,7 +81,8 @@ MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 	// any other memory it is refused like any flush of a region without it,
 	// with an error completion, which is what the initiator should see.
 	if (err == EINVAL && (access & IBV_ACCESS_FLUSH_PERSISTENT)) {
-		RPMA_LOG_INFO("not persistent memory: the region refuses native persistent flushes");
+		RPMA_LOG_INFO(
+			"not persistent memory: the region refuses native persistent flushes");
 		access &= ~IBV_ACCESS_FLUSH_PERSISTENT;
 		mr_ = MrOwner(register_region(peer.pd(), ptr, size, access));
 		if (mr_)

@@ -20,7 +20,8 @@ class Page {
 public:
 	Page()
 		: size_(static_cast<size_t>(sysconf(_SC_PAGESIZE))),
-		  addr_(mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+		  addr_(mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			     -1, 0))
 	{
 		if (addr_ == MAP_FAILED)
 			throw Error(RPMA_E_NOMEM);

@@ -100,8 +100,10 @@ Peer::Peer(ibv_context *context) : context_(context)
 	flush_responder_ = flush_capable(attr);
 	native_flush_ = wanted.flush && flush_responder_;
 	if (!native_atomic_write_)
-		RPMA_LOG_INFO("Native atomic write is %s - an inline, fenced RDMA write will be used instead",
-			      wanted.atomic_write ? "not supported" : "not enabled (RPMA_NATIVE_OPS)");
+		RPMA_LOG_INFO("Native atomic write is %s - an inline, fenced RDMA write will be "
+			      "used instead",
+			      wanted.atomic_write ? "not supported"
+						  : "not enabled (RPMA_NATIVE_OPS)");
 	if (!native_flush_)
 		RPMA_LOG_INFO("Native flush is %s - an 8-byte RDMA read will be used instead",
 			      wanted.flush ? "not supported" : "not enabled (RPMA_NATIVE_OPS)");

@@ -31,7 +31,10 @@ public:
 	}
 
 	bool direct_write_to_pmem() const noexcept { return direct_write_to_pmem_.load(); }
-	void set_direct_write_to_pmem(bool supported) noexcept { direct_write_to_pmem_ = supported; }
+	void set_direct_write_to_pmem(bool supported) noexcept
+	{
+		direct_write_to_pmem_ = supported;
+	}
 
 private:
 	std::atomic<bool> direct_write_to_pmem_{false};

@@ -76,7 +76,10 @@ using EventChannelOwner = Owner<rdma_event_channel, rdma_destroy_event_channel>;
 using AddrInfoOwner = Owner<rdma_addrinfo, rdma_freeaddrinfo>;
 
 // The QP of a CM id lives in the id (id->qp) and is destroyed through it.
-inline void destroy_qp_of(rdma_cm_id *id) { rdma_destroy_qp(id); }
+inline void destroy_qp_of(rdma_cm_id *id)
+{
+	rdma_destroy_qp(id);
+}
 using QpOwner = Owner<rdma_cm_id, destroy_qp_of>;
 
 // Acknowledges a CM event when it goes out of scope, so that every exit path

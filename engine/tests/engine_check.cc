@@ -46,14 +46,13 @@ constexpr int MAX = 256;
 std::mutex lock;
 Region live[MAX];
 int n_live;
-uintptr_t gone[MAX];	// start addresses of deregistered regions, not freed yet
+uintptr_t gone[MAX]; // start addresses of deregistered regions, not freed yet
 int n_gone;
 const ibv_qp *qps[MAX];
 int n_qps;
 std::atomic<int> in_order, violations;
 
-template <typename... A>
-void say(const char *fmt, A... args)
+template <typename... A> void say(const char *fmt, A... args)
 {
 	char buf[256];
 	int n = std::snprintf(buf, sizeof(buf), fmt, args...);
@@ -63,8 +62,7 @@ void say(const char *fmt, A... args)
 
 // The function this one stands in for: fio may link the verbs itself, but
 // librpma comes with the engine, loaded where RTLD_NEXT does not look.
-template <typename F>
-F real(const char *lib, const char *name)
+template <typename F> F real(const char *lib, const char *name)
 {
 	void *f = dlsym(RTLD_NEXT, name);
 	if (!f)
@@ -88,7 +86,7 @@ void registered(ibv_mr *mr)
 	// at the same address would have its deregistration take the stale
 	// entry: its memory would look registered when freed.
 	const Region r{mr, reinterpret_cast<uintptr_t>(mr->addr),
-		reinterpret_cast<uintptr_t>(mr->addr) + mr->length, mr->pd};
+		       reinterpret_cast<uintptr_t>(mr->addr) + mr->length, mr->pd};
 	for (int i = 0; i < n_live; i++)
 		if (live[i].mr == mr) {
 			live[i] = r;
@@ -124,10 +122,11 @@ struct Summary {
 		for (int i = 0; i < n_live; i++) {
 			violations++;
 			say("engine-check: FAIL: [%#lx, +%lu) still registered at exit\n",
-				live[i].lo, live[i].hi - live[i].lo);
+			    live[i].lo, live[i].hi - live[i].lo);
 		}
 		say("engine-check: %d registered regions freed after deregistration, "
-			"%d violations\n", in_order.load(), violations.load());
+		    "%d violations\n",
+		    in_order.load(), violations.load());
 	}
 } summary;
 
@@ -138,18 +137,17 @@ extern "C" {
 #undef ibv_reg_mr
 ibv_mr *ibv_reg_mr(ibv_pd *pd, void *addr, size_t length, int access)
 {
-	static auto f = real<ibv_mr *(*)(ibv_pd *, void *, size_t, int)>(
-		"libibverbs.so.1", "ibv_reg_mr");
+	static auto f = real<ibv_mr *(*)(ibv_pd *, void *, size_t, int)>("libibverbs.so.1",
+									 "ibv_reg_mr");
 	ibv_mr *mr = f(pd, addr, length, access);
 	registered(mr);
 	return mr;
 }
 
-ibv_mr *ibv_reg_mr_iova2(ibv_pd *pd, void *addr, size_t length, uint64_t iova,
-	unsigned int access)
+ibv_mr *ibv_reg_mr_iova2(ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
 {
-	static auto f = real<ibv_mr *(*)(ibv_pd *, void *, size_t, uint64_t,
-		unsigned int)>("libibverbs.so.1", "ibv_reg_mr_iova2");
+	static auto f = real<ibv_mr *(*)(ibv_pd *, void *, size_t, uint64_t, unsigned int)>(
+		"libibverbs.so.1", "ibv_reg_mr_iova2");
 	ibv_mr *mr = f(pd, addr, length, iova, access);
 	registered(mr);
 	return mr;
@@ -180,16 +178,16 @@ int ibv_dereg_mr(ibv_mr *mr)
 	if (known && qp_alive) {
 		violations++;
 		say("engine-check: FAIL: ibv_dereg_mr of [%p, +%zu) while queue pair "
-			"%u on its protection domain still exists\n", mr->addr,
-			mr->length, qp_num);
+		    "%u on its protection domain still exists\n",
+		    mr->addr, mr->length, qp_num);
 	}
 	return f(mr);
 }
 
 int rdma_create_qp_ex(rdma_cm_id *id, ibv_qp_init_attr_ex *attr)
 {
-	static auto f = real<int (*)(rdma_cm_id *, ibv_qp_init_attr_ex *)>(
-		"librdmacm.so.1", "rdma_create_qp_ex");
+	static auto f = real<int (*)(rdma_cm_id *, ibv_qp_init_attr_ex *)>("librdmacm.so.1",
+									   "rdma_create_qp_ex");
 	int ret = f(id, attr);
 	if (ret == 0 && id->qp) {
 		std::lock_guard<std::mutex> g(lock);
@@ -235,8 +233,8 @@ void free(void *p)
 		if (registered_now) {
 			violations++;
 			say("engine-check: FAIL: free(%p) of memory registered "
-				"[%#lx, +%lu): the device may still write into it\n", p,
-				hit.lo, hit.hi - hit.lo);
+			    "[%#lx, +%lu): the device may still write into it\n",
+			    p, hit.lo, hit.hi - hit.lo);
 			void *bt[32];
 			backtrace_symbols_fd(bt, backtrace(bt, 32), 2);
 		} else if (freed_in_order) {
@@ -246,26 +244,28 @@ void free(void *p)
 	__libc_free(p);
 }
 
-#define FAULT(name, params, args)                                             \
-	int name params                                                        \
-	{                                                                      \
-		static auto f = real<int(*) params>("librpma.so.0", #name);                    \
-		return inject(#name) ? RPMA_E_PROVIDER : f args;               \
+#define FAULT(name, params, args)                                           \
+	int name params                                                     \
+	{                                                                   \
+		static auto f = real<int(*) params>("librpma.so.0", #name); \
+		return inject(#name) ? RPMA_E_PROVIDER : f args;            \
 	}
 
-FAULT(rpma_read, (rpma_conn *conn, rpma_mr_local *dst, size_t dst_offset,
-	const rpma_mr_remote *src, size_t src_offset, size_t len, int flags,
-	const void *op_context), (conn, dst, dst_offset, src, src_offset, len,
-	flags, op_context))
-FAULT(rpma_write, (rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset,
-	const rpma_mr_local *src, size_t src_offset, size_t len, int flags,
-	const void *op_context), (conn, dst, dst_offset, src, src_offset, len,
-	flags, op_context))
-FAULT(rpma_flush, (rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset,
-	size_t len, enum rpma_flush_type type, int flags, const void *op_context),
-	(conn, dst, dst_offset, len, type, flags, op_context))
-FAULT(rpma_send, (rpma_conn *conn, const rpma_mr_local *src, size_t offset,
-	size_t len, int flags, const void *op_context), (conn, src, offset, len,
-	flags, op_context))
+FAULT(rpma_read,
+      (rpma_conn * conn, rpma_mr_local *dst, size_t dst_offset, const rpma_mr_remote *src,
+       size_t src_offset, size_t len, int flags, const void *op_context),
+      (conn, dst, dst_offset, src, src_offset, len, flags, op_context))
+FAULT(rpma_write,
+      (rpma_conn * conn, rpma_mr_remote *dst, size_t dst_offset, const rpma_mr_local *src,
+       size_t src_offset, size_t len, int flags, const void *op_context),
+      (conn, dst, dst_offset, src, src_offset, len, flags, op_context))
+FAULT(rpma_flush,
+      (rpma_conn * conn, rpma_mr_remote *dst, size_t dst_offset, size_t len,
+       enum rpma_flush_type type, int flags, const void *op_context),
+      (conn, dst, dst_offset, len, type, flags, op_context))
+FAULT(rpma_send,
+      (rpma_conn * conn, const rpma_mr_local *src, size_t offset, size_t len, int flags,
+       const void *op_context),
+      (conn, src, offset, len, flags, op_context))
 
 } // extern "C"

@@ -105,9 +105,12 @@ class GpspmMsgTest : public CppUnit::TestFixture {
 	{
 		// small, large and edge values alike
 		switch (rng() % 4) {
-		case 0: return rng() % 300;
-		case 1: return ~uint64_t(0) - rng() % 3;
-		default: return rng();
+		case 0:
+			return rng() % 300;
+		case 1:
+			return ~uint64_t(0) - rng() % 3;
+		default:
+			return rng();
 		}
 	}
 
@@ -173,11 +176,11 @@ public:
 			for (int f = 0; f < fields; f++) {
 				unsigned field = 1 + rng() % 5;
 				switch (rng() % 6) {
-				case 0:	// an unknown varint, padded or not
+				case 0: // an unknown varint, padded or not
 					put_varint(b, uint64_t(field + 3) << 3 | 0);
 					put_varint(b, value());
 					break;
-				case 1:	// an unknown length-delimited field
+				case 1: // an unknown length-delimited field
 				{
 					put_varint(b, uint64_t(field + 3) << 3 | 2);
 					size_t len = rng() % 5;
@@ -186,12 +189,12 @@ public:
 						b.push_back(uint8_t(rng()));
 					break;
 				}
-				case 2:	// an unknown fixed32
+				case 2: // an unknown fixed32
 					put_varint(b, uint64_t(field + 3) << 3 | 5);
 					for (int k = 0; k < 4; k++)
 						b.push_back(uint8_t(rng()));
 					break;
-				case 3:	// a tag in a padded varint
+				case 3: // a tag in a padded varint
 					b.push_back(uint8_t((field << 3 | 1) | 0x80));
 					b.push_back(0x00);
 					for (int k = 0; k < 8; k++)
@@ -222,8 +225,9 @@ public:
 				b.resize(rng() % (b.size() + 1));
 				break;
 			case 2:
-				b = i % 8 == 2 ? oracle_pack(FlushRequest{value(), value(), value()}) :
-					oracle_pack(value());
+				b = i % 8 == 2
+					    ? oracle_pack(FlushRequest{value(), value(), value()})
+					    : oracle_pack(value());
 				b[rng() % b.size()] = uint8_t(rng());
 				if (rng() % 2)
 					b[rng() % b.size()] = uint8_t(rng() % 2 ? 0xff : 0x80);
@@ -236,8 +240,10 @@ public:
 				for (int k = rng() % 10; k > 0; k--)
 					b.push_back(uint8_t(rng()));
 				if (rng() % 2) {
-					Bytes good = oracle_pack(FlushRequest{value(), value(), value()});
-					b.insert(rng() % 2 ? b.end() : b.begin(), good.begin(), good.end());
+					Bytes good = oracle_pack(
+						FlushRequest{value(), value(), value()});
+					b.insert(rng() % 2 ? b.end() : b.begin(), good.begin(),
+						 good.end());
 				}
 			}
 			same_verdict(b);
@@ -247,10 +253,12 @@ public:
 	void too_little_room_packs_nothing()
 	{
 		uint8_t buf[rpma_fio::FLUSH_REQUEST_SIZE];
-		CPPUNIT_ASSERT_EQUAL(size_t(0), rpma_fio::pack_request(FlushRequest{1, 2, 3}, buf,
-			rpma_fio::FLUSH_REQUEST_SIZE - 1));
-		CPPUNIT_ASSERT_EQUAL(size_t(0), rpma_fio::pack_response(3, buf,
-			rpma_fio::FLUSH_RESPONSE_SIZE - 1));
+		CPPUNIT_ASSERT_EQUAL(size_t(0),
+				     rpma_fio::pack_request(FlushRequest{1, 2, 3}, buf,
+							    rpma_fio::FLUSH_REQUEST_SIZE - 1));
+		CPPUNIT_ASSERT_EQUAL(size_t(0),
+				     rpma_fio::pack_response(3, buf,
+							     rpma_fio::FLUSH_RESPONSE_SIZE - 1));
 	}
 };
 

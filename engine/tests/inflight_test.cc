@@ -76,7 +76,7 @@ public:
 	void ring_drops_and_indexes_from_the_oldest()
 	{
 		rpma_fio::Ring<int> r;
-		r.drop(0);	// before reserve(): nothing to do, no division
+		r.drop(0); // before reserve(): nothing to do, no division
 		r.reserve(4);
 		for (int i = 0; i < 4; i++)
 			CPPUNIT_ASSERT(r.push(i));
@@ -86,7 +86,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(3, r[0]);
 		CPPUNIT_ASSERT(r.push(4) && r.push(5) && r.push(6));
 		for (int i = 0; i < 4; i++)
-			CPPUNIT_ASSERT_EQUAL(3 + i, r[i]);	// across the wrap
+			CPPUNIT_ASSERT_EQUAL(3 + i, r[i]); // across the wrap
 		r.clear();
 		CPPUNIT_ASSERT(r.empty());
 		CPPUNIT_ASSERT(r.push(7));
@@ -98,18 +98,18 @@ public:
 	void stalled_only_while_nothing_posted_can_complete()
 	{
 		f.reserve(16, InFlight::Merge::ANY);
-		CPPUNIT_ASSERT(!f.stalled());	// nothing in flight at all
+		CPPUNIT_ASSERT(!f.stalled()); // nothing in flight at all
 		f.add_write(io(0), 0, K);
 		CPPUNIT_ASSERT(f.stalled());
 		std::vector<Flush> first = post_all();
-		CPPUNIT_ASSERT(!f.stalled());	// its flush can complete
+		CPPUNIT_ASSERT(!f.stalled()); // its flush can complete
 		f.add_write(io(1), K, K);
-		CPPUNIT_ASSERT(!f.stalled());	// the first flush still can
+		CPPUNIT_ASSERT(!f.stalled()); // the first flush still can
 		complete(first[0].token);
-		CPPUNIT_ASSERT(f.stalled());	// only io(1) left, unflushed
+		CPPUNIT_ASSERT(f.stalled()); // only io(1) left, unflushed
 		uint64_t t;
 		add_read(io(2), &t);
-		CPPUNIT_ASSERT(!f.stalled());	// the read can complete
+		CPPUNIT_ASSERT(!f.stalled()); // the read can complete
 		complete(t);
 		std::vector<Flush> second = post_all();
 		CPPUNIT_ASSERT(!f.stalled());
@@ -148,11 +148,11 @@ public:
 	{
 		f.reserve(16, InFlight::Merge::ADJACENT);
 		f.add_write(io(0), 0, K);
-		f.add_write(io(1), K, K);	// touches the first
+		f.add_write(io(1), K, K); // touches the first
 		f.add_write(io(2), 100 * K, K);
-		f.add_write(io(3), 99 * K, K);	// touches the third, from below
-		f.add_write(io(4), K / 2, K);	// overlaps the first two, but
-						// the newest flush is the third
+		f.add_write(io(3), 99 * K, K); // touches the third, from below
+		f.add_write(io(4), K / 2, K);  // overlaps the first two, but
+					       // the newest flush is the third
 		std::vector<Flush> fl = post_all();
 		CPPUNIT_ASSERT_EQUAL(size_t(3), fl.size());
 		CPPUNIT_ASSERT_EQUAL(uint64_t(0), fl[0].offset);
@@ -331,19 +331,30 @@ public:
 		{
 			f_.reserve(depth, merge);
 			where_ = "seed " + std::to_string(seed) + " depth " +
-				std::to_string(depth) + (merge == InFlight::Merge::ANY ?
-				" ANY" : " ADJACENT");
+				 std::to_string(depth) +
+				 (merge == InFlight::Merge::ANY ? " ANY" : " ADJACENT");
 		}
 
 		void run(unsigned steps)
 		{
 			for (unsigned i = 0; i < steps; i++) {
 				switch (pick(6)) {
-				case 0: read(); break;
-				case 1: case 2: write(); break;
-				case 3: sync(); break;
-				case 4: post(); break;
-				default: device(); break;
+				case 0:
+					read();
+					break;
+				case 1:
+				case 2:
+					write();
+					break;
+				case 3:
+					sync();
+					break;
+				case 4:
+					post();
+					break;
+				default:
+					device();
+					break;
 				}
 				check(f_.size() == outstanding(), "size() is what is in flight");
 			}
@@ -362,11 +373,11 @@ public:
 
 		struct Io {
 			int id;
-			uint64_t lo = 0, hi = 0;	// writes
+			uint64_t lo = 0, hi = 0; // writes
 			long added;
-			uint64_t token = 0;	// reads
+			uint64_t token = 0; // reads
 			bool sync = false;
-			std::vector<std::pair<uint64_t, uint64_t>> to_flush{};	// syncs
+			std::vector<std::pair<uint64_t, uint64_t>> to_flush{}; // syncs
 		};
 		struct Posted {
 			uint64_t lo, hi, token;
@@ -380,18 +391,19 @@ public:
 		std::string where_;
 		long now_ = 0;
 		int next_id_ = 0;
-		std::deque<Io> reads_, writes_;	// writes_ holds syncs too
-		std::vector<std::pair<uint64_t, uint64_t>> dirty_;	// since the last sync
-		std::vector<Posted> posted_;	// every flush taken out so far
-		std::deque<std::pair<bool, uint64_t>> fifo_;	// signaled: flush?, token
+		std::deque<Io> reads_, writes_;                    // writes_ holds syncs too
+		std::vector<std::pair<uint64_t, uint64_t>> dirty_; // since the last sync
+		std::vector<Posted> posted_;                       // every flush taken out so far
+		std::deque<std::pair<bool, uint64_t>> fifo_;       // signaled: flush?, token
 		std::vector<bool> seen_;
 
 		unsigned pick(unsigned n) { return rng_() % n; }
 		size_t outstanding() const { return reads_.size() + writes_.size(); }
 		void check(bool ok, const std::string &what)
 		{
-			CPPUNIT_ASSERT_MESSAGE(where_ + " step " + std::to_string(now_) +
-				": " + what, ok);
+			CPPUNIT_ASSERT_MESSAGE(where_ + " step " + std::to_string(now_) + ": " +
+						       what,
+					       ok);
 		}
 		io_u *fresh()
 		{
@@ -403,8 +415,8 @@ public:
 		{
 			check(!accepted, "an io_u beyond depth is refused");
 			check(f_.size() == before && f_.flush_waiting() == waiting,
-				"a refused io_u changes nothing");
-			next_id_++;	// never to be completed
+			      "a refused io_u changes nothing");
+			next_id_++; // never to be completed
 		}
 
 		void read()
@@ -420,7 +432,7 @@ public:
 				return refused(ok, before, waiting);
 			check(ok, "a read within depth is taken");
 			reads_.push_back({next_id_++, 0, 0, now_, token});
-			if (pick(2))	// the last read of a run is signaled
+			if (pick(2)) // the last read of a run is signaled
 				fifo_.push_back({false, token});
 		}
 
@@ -469,8 +481,9 @@ public:
 				const Flush fl = f_.next_flush();
 				f_.flush_posted();
 				check(fl.length > 0 && fl.offset + fl.length <= REGION,
-					"a flush lies within what was written");
-				posted_.push_back({fl.offset, fl.offset + fl.length, fl.token, now_});
+				      "a flush lies within what was written");
+				posted_.push_back(
+					{fl.offset, fl.offset + fl.length, fl.token, now_});
 				fifo_.push_back({true, fl.token});
 			}
 		}
@@ -493,8 +506,8 @@ public:
 		{
 			for (size_t i = 0; i <= upto; i++) {
 				const Posted &p = posted_[i];
-				if (p.at > after && (merge_ == InFlight::Merge::ANY ||
-						(p.lo <= lo && hi <= p.hi)))
+				if (p.at > after &&
+				    (merge_ == InFlight::Merge::ANY || (p.lo <= lo && hi <= p.hi)))
 					return true;
 			}
 			return false;
@@ -511,24 +524,27 @@ public:
 			}
 			for (io_u *u : got) {
 				check(!q->empty() && u == io(q->front().id),
-					"the oldest io_u of its kind completes first");
+				      "the oldest io_u of its kind completes first");
 				const Io &x = q->front();
 				check(!seen_[x.id], "an io_u completes once");
 				seen_[x.id] = true;
 				if (q == &reads_)
-					check(x.token <= token, "a read completes with a read after it");
+					check(x.token <= token,
+					      "a read completes with a read after it");
 				else if (x.sync)
 					for (auto [lo, hi] : x.to_flush)
 						check(flushed(x.added, lo, hi, upto),
-							"a sync completes once what was written before it is flushed after it");
+						      "a sync completes once what was written "
+						      "before it is flushed after it");
 				else
 					check(flushed(x.added, x.lo, x.hi, upto),
-						"a write completes only after a flush posted after it");
+					      "a write completes only after a flush posted after "
+					      "it");
 				q->pop_front();
 			}
 			if (q == &reads_)
 				check(q->empty() || q->front().token > token,
-					"a read completes every read before it");
+				      "a read completes every read before it");
 		}
 	};
 };

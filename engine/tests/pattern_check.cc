@@ -45,8 +45,8 @@ int main(int argc, char *argv[])
 	const unsigned char *p = static_cast<unsigned char *>(map) + (offset - start);
 	for (size_t i = 0; i < length; i++) {
 		if (p[i] != pattern[i % pattern.size()]) {
-			std::fprintf(stderr, "%s: byte %zu is 0x%02x, not 0x%02x\n",
-				argv[1], offset + i, p[i], pattern[i % pattern.size()]);
+			std::fprintf(stderr, "%s: byte %zu is 0x%02x, not 0x%02x\n", argv[1],
+				     offset + i, p[i], pattern[i % pattern.size()]);
 			return 1;
 		}
 	}

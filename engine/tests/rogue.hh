@@ -10,7 +10,7 @@
 
 namespace rogue {
 
-extern const char *const NAME;	// of the program, for its messages
+extern const char *const NAME; // of the program, for its messages
 
 // A local failure: says so, returns the exit status for it.
 inline int failed(const char *what, int ret)

@@ -80,13 +80,14 @@ int silent(const char *ip, const char *port)
 	pollfd pfd{id->channel->fd, POLLIN, 0};
 	rdma_cm_event *ev = nullptr;
 	bool ended = poll(&pfd, 1, 90000) > 0 && rdma_get_cm_event(id->channel, &ev) == 0 &&
-		ev->event == RDMA_CM_EVENT_DISCONNECTED;
+		     ev->event == RDMA_CM_EVENT_DISCONNECTED;
 	if (ev)
 		rdma_ack_cm_event(ev);
-	std::printf("%s after %lld ms\n", ended ? "the server ended the connection"
-		: "the connection is still up", static_cast<long long>(
-		std::chrono::duration_cast<std::chrono::milliseconds>(
-			std::chrono::steady_clock::now() - start).count()));
+	std::printf("%s after %lld ms\n",
+		    ended ? "the server ended the connection" : "the connection is still up",
+		    static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+						   std::chrono::steady_clock::now() - start)
+						   .count()));
 	rdma_disconnect(id);
 	rdma_destroy_ep(id);
 	return ended ? 0 : 1;
@@ -101,8 +102,10 @@ int main(int argc, char *argv[])
 	const std::string mode = argc == 4 ? argv[3] : "";
 	if (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
 	    mode != "silent") {
-		std::fprintf(stderr, "usage: %s IP PORT "
-			"gpspm-range|gpspm-garbage|outside|silent\n", argv[0]);
+		std::fprintf(stderr,
+			     "usage: %s IP PORT "
+			     "gpspm-range|gpspm-garbage|outside|silent\n",
+			     argv[0]);
 		return 2;
 	}
 	if (mode == "silent")
@@ -115,7 +118,7 @@ int main(int argc, char *argv[])
 	std::vector<char> buf(rpma_fio::MSG_ROOM);
 	rpma_mr_local *mr;
 	if ((ret = rpma_mr_reg(peer, buf.data(), buf.size(),
-			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_WRITE_SRC, &mr)))
+			       RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_WRITE_SRC, &mr)))
 		return failed("rpma_mr_reg", ret);
 
 	rpma_conn_req *req;
@@ -156,7 +159,7 @@ int main(int argc, char *argv[])
 		if ((ret = rpma_mr_remote_from_descriptor(desc.data(), desc.size(), &remote)))
 			return failed("rpma_mr_remote_from_descriptor", ret);
 		if ((ret = rpma_write(conn, remote, size, mr, 0, buf.size(),
-				RPMA_F_COMPLETION_ALWAYS, nullptr)))
+				      RPMA_F_COMPLETION_ALWAYS, nullptr)))
 			return failed("rpma_write", ret);
 		rpma_cq *cq;
 		rpma_conn_get_cq(conn, &cq);
@@ -165,10 +168,10 @@ int main(int argc, char *argv[])
 		do {
 			ret = rpma_cq_get_wc(cq, 1, &wc, &got);
 		} while (ret == RPMA_E_NO_COMPLETION &&
-			std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+			 std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
 		as_expected = ret == 0 && wc.status == IBV_WC_REM_ACCESS_ERR;
-		std::printf("a write of %zu bytes at offset %zu of %zu: %s\n", buf.size(),
-			size, size, ret ? rpma_err_2str(ret) : ibv_wc_status_str(wc.status));
+		std::printf("a write of %zu bytes at offset %zu of %zu: %s\n", buf.size(), size,
+			    size, ret ? rpma_err_2str(ret) : ibv_wc_status_str(wc.status));
 		rpma_mr_remote_delete(&remote);
 	} else {
 		size_t len;
@@ -186,11 +189,12 @@ int main(int argc, char *argv[])
 		ret = next_event(conn, 30000, ev);
 		as_expected = ret == 0 && ev != RPMA_CONN_ESTABLISHED;
 		std::printf("%s\n", as_expected ? "the server ended the connection"
-			: "the connection is still up");
+						: "the connection is still up");
 	}
-	std::printf("after %lld ms\n", static_cast<long long>(
-		std::chrono::duration_cast<std::chrono::milliseconds>(
-			std::chrono::steady_clock::now() - start).count()));
+	std::printf("after %lld ms\n",
+		    static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+						   std::chrono::steady_clock::now() - start)
+						   .count()));
 	rpma_conn_disconnect(conn);
 	rpma_conn_delete(&conn);
 	rpma_mr_dereg(&mr);

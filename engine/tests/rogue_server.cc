@@ -35,7 +35,8 @@ bool readable(int fd, int timeout_ms)
 long long ms_since(std::chrono::steady_clock::time_point t)
 {
 	return std::chrono::duration_cast<std::chrono::milliseconds>(
-		std::chrono::steady_clock::now() - t).count();
+		       std::chrono::steady_clock::now() - t)
+		.count();
 }
 
 } // namespace
@@ -56,11 +57,13 @@ int main(int argc, char *argv[])
 
 	std::vector<char> mem(1 << 20), msgs(2 * rpma_fio::MSG_ROOM);
 	rpma_mr_local *mem_mr, *msg_mr;
-	if ((ret = rpma_mr_reg(peer, mem.data(), mem.size(), RPMA_MR_USAGE_READ_SRC |
-			RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY, &mem_mr)))
+	if ((ret = rpma_mr_reg(peer, mem.data(), mem.size(),
+			       RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
+				       RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
+			       &mem_mr)))
 		return failed("rpma_mr_reg", ret);
 	if ((ret = rpma_mr_reg(peer, msgs.data(), msgs.size(),
-			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr)))
+			       RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr)))
 		return failed("rpma_mr_reg", ret);
 	size_t desc_size;
 	rpma_mr_get_descriptor_size(mem_mr, &desc_size);
@@ -112,20 +115,18 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 	std::memset(&msgs[rpma_fio::MSG_ROOM], 0xff, 16);
-	if ((ret = rpma_send(conn, msg_mr, rpma_fio::MSG_ROOM, 16,
-			RPMA_F_COMPLETION_ON_ERROR, nullptr)))
+	if ((ret = rpma_send(conn, msg_mr, rpma_fio::MSG_ROOM, 16, RPMA_F_COMPLETION_ON_ERROR,
+			     nullptr)))
 		return failed("rpma_send", ret);
 	const auto answered = std::chrono::steady_clock::now();
-	std::printf("answered a flush request of %u bytes with 16 bytes of 0xff\n",
-		wc.byte_len);
+	std::printf("answered a flush request of %u bytes with 16 bytes of 0xff\n", wc.byte_len);
 
 	const bool gone = readable(ev_fd, 60000) && rpma_conn_next_event(conn, &ev) == 0;
 	if (gone)
 		std::printf("the client ended the connection (%s) %lld ms later\n",
-			rpma_utils_conn_event_2str(ev), ms_since(answered));
+			    rpma_utils_conn_event_2str(ev), ms_since(answered));
 	else
-		std::printf("the client is still connected %lld ms later\n",
-			ms_since(answered));
+		std::printf("the client is still connected %lld ms later\n", ms_since(answered));
 	std::fflush(stdout);
 	rpma_conn_disconnect(conn);
 	rpma_conn_delete(&conn);

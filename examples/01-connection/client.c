@@ -15,8 +15,8 @@
 static int
 check_answer(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 {
-	(void) peer;
-	(void) arg;
+	(void)peer;
+	(void)arg;
 	void *answer = NULL;
 	if (ex_private_data(conn, sizeof(HELLO_FROM_SERVER), &answer))
 		return -1;

@@ -22,8 +22,7 @@ check_greeting(const struct rpma_conn_req *req)
 		return -1;
 	}
 	if (pd.len < sizeof(HELLO_FROM_CLIENT) ||
-			memcmp(pd.ptr, HELLO_FROM_CLIENT,
-				sizeof(HELLO_FROM_CLIENT))) {
+		memcmp(pd.ptr, HELLO_FROM_CLIENT, sizeof(HELLO_FROM_CLIENT))) {
 		EX_FAIL("unexpected greeting from the client");
 		return -1;
 	}
@@ -34,7 +33,7 @@ check_greeting(const struct rpma_conn_req *req)
 static int
 serve(struct ex_server *srv, void *arg)
 {
-	(void) arg;
+	(void)arg;
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 
@@ -42,11 +41,11 @@ serve(struct ex_server *srv, void *arg)
 		return -1;
 	if (check_greeting(req)) {
 		/* deleting an incoming request rejects it */
-		(void) rpma_conn_req_delete(&req);
+		(void)rpma_conn_req_delete(&req);
 		return -1;
 	}
-	if (ex_establish(&req, HELLO_FROM_SERVER, sizeof(HELLO_FROM_SERVER),
-			&conn))
+	if (ex_establish(
+		    &req, HELLO_FROM_SERVER, sizeof(HELLO_FROM_SERVER), &conn))
 		return -1;
 	printf("connected\n");
 	if (ex_server_close(&conn))

@@ -39,7 +39,7 @@ read_all(struct rpma_conn *conn, struct rpma_mr_local *dst,
 static int
 read_and_check(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 {
-	(void) arg;
+	(void)arg;
 	void *desc = NULL;
 	struct rpma_mr_remote *src = NULL;
 	struct rpma_mr_local *dst = NULL;
@@ -47,7 +47,7 @@ read_and_check(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 	size_t size = 0;
 
 	if (ex_private_data(conn, EX_MR_DESC_SIZE, &desc) ||
-			ex_mr_remote(desc, &src))
+		ex_mr_remote(desc, &src))
 		return -1;
 	int result = -1;
 	int ret = rpma_mr_remote_get_size(src, &size);
@@ -62,11 +62,10 @@ read_and_check(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 	}
 	if (ex_mem_open(NULL, DATA_SIZE, &mem))
 		goto out_remote;
-	if (ex_mr_reg(peer, mem.ptr, DATA_SIZE, RPMA_MR_USAGE_READ_DST,
-			&dst) == 0) {
+	if (ex_mr_reg(peer, mem.ptr, DATA_SIZE, RPMA_MR_USAGE_READ_DST, &dst) ==
+		0) {
 		if (read_all(conn, dst, src) == 0 &&
-				ex_pattern_check(mem.ptr, DATA_SIZE,
-					DATA_SEED) == 0) {
+			ex_pattern_check(mem.ptr, DATA_SIZE, DATA_SEED) == 0) {
 			printf("read %d bytes, all as expected\n", DATA_SIZE);
 			result = 0;
 		}
@@ -75,7 +74,7 @@ read_and_check(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 	}
 	ex_mem_close(&mem);
 out_remote:
-	(void) rpma_mr_remote_delete(&src);
+	(void)rpma_mr_remote_delete(&src);
 	return result;
 }
 
@@ -86,6 +85,6 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: %s <addr> <port>\n", argv[0]);
 		return EXIT_FAILURE;
 	}
-	return ex_client_run(argv[1], argv[2], NULL, NULL, 0, read_and_check,
-		NULL);
+	return ex_client_run(
+		argv[1], argv[2], NULL, NULL, 0, read_and_check, NULL);
 }

@@ -26,12 +26,12 @@ serve(struct ex_server *srv, void *arg)
 
 	ex_pattern_fill(mem->ptr, DATA_SIZE, DATA_SEED);
 	if (ex_mr_reg(srv->peer, mem->ptr, DATA_SIZE, RPMA_MR_USAGE_READ_SRC,
-			&mr))
+		    &mr))
 		return -1;
 	int result = -1;
 	if (ex_mr_descriptor(mr, desc) ||
-			ex_next_conn_req(srv->ep, NULL, &req) ||
-			ex_establish(&req, desc, sizeof(desc), &conn))
+		ex_next_conn_req(srv->ep, NULL, &req) ||
+		ex_establish(&req, desc, sizeof(desc), &conn))
 		goto out;
 	printf("client connected, %d bytes exposed\n", DATA_SIZE);
 	result = ex_server_close(&conn);

@@ -22,7 +22,7 @@
 static int
 write_and_flush(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 {
-	(void) arg;
+	(void)arg;
 	struct rpma_mr_remote *dst = NULL;
 	struct rpma_mr_local *src = NULL;
 	struct ex_mem mem;
@@ -38,8 +38,9 @@ write_and_flush(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 		goto out_mem;
 	if (ex_write_flush(conn, dst, 0, src, 0, DATA_SIZE, type) == 0) {
 		printf("wrote and flushed %d bytes to %s\n", DATA_SIZE,
-			type == RPMA_FLUSH_TYPE_PERSISTENT ? "persistence" :
-				"global visibility");
+			type == RPMA_FLUSH_TYPE_PERSISTENT
+				? "persistence"
+				: "global visibility");
 		result = 0;
 	}
 	if (ex_mr_dereg(&src))
@@ -47,7 +48,7 @@ write_and_flush(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 out_mem:
 	ex_mem_close(&mem);
 out_remote:
-	(void) rpma_mr_remote_delete(&dst);
+	(void)rpma_mr_remote_delete(&dst);
 	return result;
 }
 
@@ -58,6 +59,6 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: %s <addr> <port>\n", argv[0]);
 		return EXIT_FAILURE;
 	}
-	return ex_client_run(argv[1], argv[2], NULL, NULL, 0,
-		write_and_flush, NULL);
+	return ex_client_run(
+		argv[1], argv[2], NULL, NULL, 0, write_and_flush, NULL);
 }

@@ -32,13 +32,13 @@ serve(struct ex_server *srv, void *arg)
 	ex_mem_persist(mem, 0, DATA_SIZE);
 
 	if (ex_mr_reg(srv->peer, mem->ptr, DATA_SIZE,
-			RPMA_MR_USAGE_WRITE_DST | ex_mem_flush_usage(mem), &mr))
+		    RPMA_MR_USAGE_WRITE_DST | ex_mem_flush_usage(mem), &mr))
 		return -1;
 	int result = -1;
 	if (ex_apm_pdata_make(mr, mem->is_pmem, &pdata))
 		goto out;
 	if (ex_next_conn_req(srv->ep, NULL, &req) ||
-			ex_establish(&req, &pdata, sizeof(pdata), &conn))
+		ex_establish(&req, &pdata, sizeof(pdata), &conn))
 		goto out;
 	printf("client connected; memory is %s\n",
 		mem->is_pmem ? "persistent" : "not persistent");

@@ -66,8 +66,8 @@ commit(struct appender *a, uint64_t used)
 	}
 	if (ex_cq_next_wc(a->cq, &wc) || ex_wc_check_atomic_write(&wc))
 		return -1;
-	return ex_flush(a->conn, a->dst, LOG_USED_OFFSET, sizeof(used),
-		a->type);
+	return ex_flush(
+		a->conn, a->dst, LOG_USED_OFFSET, sizeof(used), a->type);
 }
 
 static int
@@ -81,7 +81,7 @@ append(struct appender *a, const char *word, uint64_t *used)
 	size_t off = LOG_ENTRIES_OFFSET + *used;
 	memcpy(a->mirror + off, word, len);
 	if (ex_write_flush(a->conn, a->dst, off, a->src, off, len, a->type) ||
-			commit(a, *used + len))
+		commit(a, *used + len))
 		return -1;
 	*used += len;
 	printf("appended \"%s\"\n", word);
@@ -135,23 +135,22 @@ client_fn(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 	struct appender a = {.conn = conn};
 	struct ex_mem mem;
 
-	if (ex_conn_cq(conn, &a.cq) ||
-			ex_apm_pdata_use(conn, &a.dst, &a.type))
+	if (ex_conn_cq(conn, &a.cq) || ex_apm_pdata_use(conn, &a.dst, &a.type))
 		return -1;
 	int result = -1;
 	if (ex_mem_open(NULL, LOG_SIZE, &mem))
 		goto out_remote;
 	a.mirror = mem.ptr;
 	if (ex_mr_reg(peer, mem.ptr, LOG_SIZE,
-			RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC,
-			&a.src) == 0) {
+		    RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC,
+		    &a.src) == 0) {
 		result = append_all(&a, arg);
 		if (ex_mr_dereg(&a.src))
 			result = -1;
 	}
 	ex_mem_close(&mem);
 out_remote:
-	(void) rpma_mr_remote_delete(&a.dst);
+	(void)rpma_mr_remote_delete(&a.dst);
 	return result;
 }
 

@@ -49,13 +49,14 @@ serve(struct ex_server *srv, void *arg)
 	memset(mem->ptr, 0, LOG_SIZE);
 	ex_mem_persist(mem, 0, LOG_SIZE);
 	if (ex_mr_reg(srv->peer, mem->ptr, LOG_SIZE,
-			RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
-			ex_mem_flush_usage(mem), &mr))
+		    RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
+			    ex_mem_flush_usage(mem),
+		    &mr))
 		return -1;
 	int result = -1;
 	if (ex_apm_pdata_make(mr, mem->is_pmem, &pdata) ||
-			ex_next_conn_req(srv->ep, NULL, &req) ||
-			ex_establish(&req, &pdata, sizeof(pdata), &conn))
+		ex_next_conn_req(srv->ep, NULL, &req) ||
+		ex_establish(&req, &pdata, sizeof(pdata), &conn))
 		goto out;
 	if (ex_server_close(&conn) == 0)
 		result = check_log(mem);

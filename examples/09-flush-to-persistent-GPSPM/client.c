@@ -35,8 +35,8 @@ request_flush(struct rpma_conn *conn, struct ex_msgs *m, uint64_t offset,
 		return ex_msg_send(conn, m, len);
 	if (ex_msg_exchange(conn, m, len, &wc))
 		return -1;
-	GPSPMFlushResponse *resp = gpspm_flush_response__unpack(NULL,
-		wc.byte_len, EX_MSG_RECV(m));
+	GPSPMFlushResponse *resp = gpspm_flush_response__unpack(
+		NULL, wc.byte_len, EX_MSG_RECV(m));
 	if (resp == NULL) {
 		EX_FAIL("cannot unpack the flush response");
 		return -1;
@@ -65,8 +65,8 @@ write_chunks(struct rpma_conn *conn, struct rpma_mr_remote *dst,
 			EX_ERR("rpma_write", ret);
 			return -1;
 		}
-		if (request_flush(conn, m, off, CHUNK_SIZE,
-				off / CHUNK_SIZE + 1))
+		if (request_flush(
+			    conn, m, off, CHUNK_SIZE, off / CHUNK_SIZE + 1))
 			return -1;
 		printf("[%zu, %zu) is persistent\n", off, off + CHUNK_SIZE);
 	}
@@ -76,7 +76,7 @@ write_chunks(struct rpma_conn *conn, struct rpma_mr_remote *dst,
 static int
 write_and_flush(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 {
-	(void) arg;
+	(void)arg;
 	void *desc = NULL;
 	struct rpma_mr_remote *dst = NULL;
 	struct rpma_mr_local *src = NULL;
@@ -84,7 +84,7 @@ write_and_flush(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 	struct ex_msgs m;
 
 	if (ex_private_data(conn, EX_MR_DESC_SIZE, &desc) ||
-			ex_mr_remote(desc, &dst))
+		ex_mr_remote(desc, &dst))
 		return -1;
 	int result = -1;
 	if (ex_mem_open(NULL, DATA_SIZE, &mem))
@@ -102,7 +102,7 @@ write_and_flush(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 out_mem:
 	ex_mem_close(&mem);
 out_remote:
-	(void) rpma_mr_remote_delete(&dst);
+	(void)rpma_mr_remote_delete(&dst);
 	return result;
 }
 
@@ -113,6 +113,6 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: %s <addr> <port>\n", argv[0]);
 		return EXIT_FAILURE;
 	}
-	return ex_client_run(argv[1], argv[2], NULL, NULL, 0,
-		write_and_flush, NULL);
+	return ex_client_run(
+		argv[1], argv[2], NULL, NULL, 0, write_and_flush, NULL);
 }

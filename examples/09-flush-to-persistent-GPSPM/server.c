@@ -24,7 +24,7 @@
 
 struct state {
 	struct ex_mem *mem;
-	size_t flushed;	/* bytes persisted so far */
+	size_t flushed; /* bytes persisted so far */
 };
 
 /* persists what a request names and checks it is what the client wrote */
@@ -88,16 +88,15 @@ serve(struct ex_server *srv, void *arg)
 	memset(mem->ptr, 0, DATA_SIZE);
 	ex_mem_persist(mem, 0, DATA_SIZE);
 	if (ex_mr_reg(srv->peer, mem->ptr, DATA_SIZE, RPMA_MR_USAGE_WRITE_DST,
-			&mr))
+		    &mr))
 		return -1;
 	int result = -1;
 	if (ex_msgs_new(srv->peer, &m))
 		goto out_mr;
-	if (ex_mr_descriptor(mr, desc) ||
-			ex_next_conn_req(srv->ep, NULL, &req))
+	if (ex_mr_descriptor(mr, desc) || ex_next_conn_req(srv->ep, NULL, &req))
 		goto out_msgs;
 	if (ex_msgs_prepost(req, &m)) {
-		(void) rpma_conn_req_delete(&req);
+		(void)rpma_conn_req_delete(&req);
 		goto out_msgs;
 	}
 	if (ex_establish(&req, desc, sizeof(desc), &conn))

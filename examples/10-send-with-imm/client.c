@@ -56,13 +56,14 @@ main(int argc, char *argv[])
 	if (argc == 5) {
 		size_t len = strlen(argv[4]) + 1;
 		if (len > WORD_MAX) {
-			fprintf(stderr, "the word may have at most %d letters\n",
+			fprintf(stderr,
+				"the word may have at most %d letters\n",
 				WORD_MAX - 1);
 			return EXIT_FAILURE;
 		}
 		memcpy(msg.word, argv[4], len);
 		msg.word_len = (uint32_t)len;
 	}
-	return ex_client_run(argv[1], argv[2], NULL, &msg, sizeof(msg),
-		send_imm, &msg);
+	return ex_client_run(
+		argv[1], argv[2], NULL, &msg, sizeof(msg), send_imm, &msg);
 }

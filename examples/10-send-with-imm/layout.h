@@ -14,8 +14,8 @@
  * server can check what arrives.
  */
 struct client_pdata {
-	uint32_t imm;	/* the immediate value, in host order */
-	uint32_t word_len;	/* 0: the message carries no payload */
+	uint32_t imm;      /* the immediate value, in host order */
+	uint32_t word_len; /* 0: the message carries no payload */
 	char word[WORD_MAX];
 };
 

@@ -31,12 +31,12 @@ check_message(const struct client_pdata *expected, const struct ibv_wc *wc,
 		return -1;
 	}
 	if (wc->byte_len != expected->word_len ||
-			memcmp(payload, expected->word, expected->word_len)) {
+		memcmp(payload, expected->word, expected->word_len)) {
 		EX_FAIL("the payload is not the announced word");
 		return -1;
 	}
-	printf("received immediate value %u and %u bytes of payload%s%s\n",
-		imm, expected->word_len, expected->word_len ? ": " : "",
+	printf("received immediate value %u and %u bytes of payload%s%s\n", imm,
+		expected->word_len, expected->word_len ? ": " : "",
 		expected->word_len ? expected->word : "");
 	return 0;
 }
@@ -44,7 +44,7 @@ check_message(const struct client_pdata *expected, const struct ibv_wc *wc,
 static int
 serve(struct ex_server *srv, void *arg)
 {
-	(void) arg;
+	(void)arg;
 	struct ex_msgs m;
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
@@ -60,23 +60,24 @@ serve(struct ex_server *srv, void *arg)
 	int ret = rpma_conn_req_get_private_data(req, &pd);
 	if (ret || pd.len < sizeof(expected)) {
 		EX_FAIL("the client did not announce its message");
-		(void) rpma_conn_req_delete(&req);
+		(void)rpma_conn_req_delete(&req);
 		goto out;
 	}
 	memcpy(&expected, pd.ptr, sizeof(expected));
 	if (expected.word_len > WORD_MAX) {
 		EX_FAIL("the announced word is too long");
-		(void) rpma_conn_req_delete(&req);
+		(void)rpma_conn_req_delete(&req);
 		goto out;
 	}
 	if (ex_msgs_prepost(req, &m)) {
-		(void) rpma_conn_req_delete(&req);
+		(void)rpma_conn_req_delete(&req);
 		goto out;
 	}
 	if (ex_establish(&req, NULL, 0, &conn))
 		goto out;
-	result = ex_await(conn, false, true, &wc) ? -1 :
-		check_message(&expected, &wc, EX_MSG_RECV(&m));
+	result = ex_await(conn, false, true, &wc)
+			 ? -1
+			 : check_message(&expected, &wc, EX_MSG_RECV(&m));
 	if (ex_server_close(&conn))
 		result = -1;
 out:

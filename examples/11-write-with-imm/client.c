@@ -26,7 +26,7 @@ write_imm(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 	struct ibv_wc wc;
 
 	if (ex_private_data(conn, EX_MR_DESC_SIZE, &desc) ||
-			ex_mr_remote(desc, &dst))
+		ex_mr_remote(desc, &dst))
 		return -1;
 	int result = -1;
 	uint32_t *value = malloc(sizeof(*value));
@@ -35,9 +35,8 @@ write_imm(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 		goto out_remote;
 	}
 	*value = imm;
-	if (ex_conn_cq(conn, &cq) ||
-			ex_mr_reg(peer, value, sizeof(*value),
-				RPMA_MR_USAGE_WRITE_SRC, &src))
+	if (ex_conn_cq(conn, &cq) || ex_mr_reg(peer, value, sizeof(*value),
+					     RPMA_MR_USAGE_WRITE_SRC, &src))
 		goto out_value;
 	int ret = rpma_write_with_imm(conn, dst, 0, src, 0, sizeof(*value),
 		RPMA_F_COMPLETION_ALWAYS, imm, NULL);
@@ -52,7 +51,7 @@ write_imm(struct rpma_peer *peer, struct rpma_conn *conn, void *arg)
 out_value:
 	free(value);
 out_remote:
-	(void) rpma_mr_remote_delete(&dst);
+	(void)rpma_mr_remote_delete(&dst);
 	return result;
 }
 
@@ -67,6 +66,6 @@ main(int argc, char *argv[])
 	if (ex_parse_uint(argv[3], UINT32_MAX, &imm))
 		return EXIT_FAILURE;
 	uint32_t value = (uint32_t)imm;
-	return ex_client_run(argv[1], argv[2], NULL, NULL, 0, write_imm,
-		&value);
+	return ex_client_run(
+		argv[1], argv[2], NULL, NULL, 0, write_imm, &value);
 }

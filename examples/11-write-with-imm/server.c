@@ -21,15 +21,15 @@ static int
 check_write(const struct ibv_wc *wc, const uint32_t *value)
 {
 	if (wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
-			!(wc->wc_flags & IBV_WC_WITH_IMM)) {
+		!(wc->wc_flags & IBV_WC_WITH_IMM)) {
 		EX_FAIL("expected a write with immediate data");
 		return -1;
 	}
 	/* immediate data travels in network byte order */
 	uint32_t imm = ntohl(wc->imm_data);
 	if (imm != *value) {
-		EX_FAIL("memory holds %u but the immediate value is %u",
-			*value, imm);
+		EX_FAIL("memory holds %u but the immediate value is %u", *value,
+			imm);
 		return -1;
 	}
 	printf("the client wrote %u, as its immediate value says\n", imm);
@@ -39,7 +39,7 @@ check_write(const struct ibv_wc *wc, const uint32_t *value)
 static int
 serve(struct ex_server *srv, void *arg)
 {
-	(void) arg;
+	(void)arg;
 	struct rpma_mr_local *mr = NULL;
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
@@ -53,23 +53,22 @@ serve(struct ex_server *srv, void *arg)
 		return -1;
 	}
 	int result = -1;
-	if (ex_mr_reg(srv->peer, value, sizeof(*value),
-			RPMA_MR_USAGE_WRITE_DST, &mr))
+	if (ex_mr_reg(srv->peer, value, sizeof(*value), RPMA_MR_USAGE_WRITE_DST,
+		    &mr))
 		goto out_value;
 	/* a write with immediate data consumes a receive, not its buffer */
 	if (ex_msgs_new(srv->peer, &m))
 		goto out_mr;
-	if (ex_mr_descriptor(mr, desc) ||
-			ex_next_conn_req(srv->ep, NULL, &req))
+	if (ex_mr_descriptor(mr, desc) || ex_next_conn_req(srv->ep, NULL, &req))
 		goto out_msgs;
 	if (ex_msgs_prepost(req, &m)) {
-		(void) rpma_conn_req_delete(&req);
+		(void)rpma_conn_req_delete(&req);
 		goto out_msgs;
 	}
 	if (ex_establish(&req, desc, sizeof(desc), &conn))
 		goto out_msgs;
-	result = ex_await(conn, false, true, &wc) ? -1 :
-		check_write(&wc, value);
+	result = ex_await(conn, false, true, &wc) ? -1
+						  : check_write(&wc, value);
 	if (ex_server_close(&conn))
 		result = -1;
 out_msgs:

@@ -18,7 +18,7 @@ rcq_cfg_new(struct rpma_conn_cfg **cfg_ptr)
 	ret = rpma_conn_cfg_set_rcq_size(*cfg_ptr, RCQ_SIZE);
 	if (ret) {
 		EX_ERR("rpma_conn_cfg_set_rcq_size", ret);
-		(void) rpma_conn_cfg_delete(cfg_ptr);
+		(void)rpma_conn_cfg_delete(cfg_ptr);
 		return -1;
 	}
 	return 0;

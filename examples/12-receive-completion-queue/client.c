@@ -18,6 +18,6 @@ main(int argc, char *argv[])
 	if (rcq_cfg_new(&cfg))
 		return EXIT_FAILURE;
 	int result = ex_pingpong_main(argc, argv, 0, cfg);
-	(void) rpma_conn_cfg_delete(&cfg);
+	(void)rpma_conn_cfg_delete(&cfg);
 	return result;
 }

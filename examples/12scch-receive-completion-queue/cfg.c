@@ -23,7 +23,7 @@ scch_cfg_new(struct rpma_conn_cfg **cfg_ptr)
 	else if ((ret = rpma_conn_cfg_set_compl_channel(*cfg_ptr, true)))
 		EX_ERR("rpma_conn_cfg_set_compl_channel", ret);
 	if (ret) {
-		(void) rpma_conn_cfg_delete(cfg_ptr);
+		(void)rpma_conn_cfg_delete(cfg_ptr);
 		return -1;
 	}
 	return 0;

@@ -28,7 +28,7 @@
 
 struct client {
 	struct rpma_conn *conn;
-	struct rpma_cq *cq;	/* its sends complete here */
+	struct rpma_cq *cq; /* its sends complete here */
 	uint32_t qp_num;
 	uint64_t rounds;
 	bool done;
@@ -37,7 +37,7 @@ struct client {
 struct server {
 	struct ex_server *srv;
 	struct rpma_srq *srq;
-	struct rpma_cq *rcq;	/* the SRQ's: every receive completes here */
+	struct rpma_cq *rcq; /* the SRQ's: every receive completes here */
 	struct rpma_conn_cfg *cfg;
 	struct rpma_mr_local *mr;
 	/* the receive slots, then one send slot per client */
@@ -81,7 +81,7 @@ accept_client(struct server *s)
 	struct rpma_conn_req *req = NULL;
 
 	if (ex_next_conn_req(s->srv->ep, s->cfg, &req) ||
-			ex_establish(&req, NULL, 0, &c->conn))
+		ex_establish(&req, NULL, 0, &c->conn))
 		return -1;
 	s->accepted++;
 	int ret = rpma_conn_get_qp_num(c->conn, &c->qp_num);
@@ -107,10 +107,9 @@ on_recv(struct server *s, const struct ibv_wc *wc)
 		EX_FAIL("a message from an unknown connection");
 		return -1;
 	}
-	size_t reply_off = (size_t)(s->nrecv + (c - s->clients)) *
-		EX_MSG_SIZE;
-	int len = ex_pingpong_answer(slot(s, i), wc->byte_len,
-		s->buf + reply_off, &c->rounds);
+	size_t reply_off = (size_t)(s->nrecv + (c - s->clients)) * EX_MSG_SIZE;
+	int len = ex_pingpong_answer(
+		slot(s, i), wc->byte_len, s->buf + reply_off, &c->rounds);
 	/* the slot's content is consumed: it can take the next message */
 	if (len < 0 || post_recv(s, i))
 		return -1;
@@ -134,8 +133,8 @@ drain(struct server *s, struct rpma_cq *cq, enum ibv_wc_opcode opcode)
 	struct ibv_wc wc;
 	int ret;
 	while ((ret = rpma_cq_get_wc(cq, 1, &wc, NULL)) == 0) {
-		if (opcode == IBV_WC_RECV ? on_recv(s, &wc) :
-				ex_wc_check(&wc, opcode))
+		if (opcode == IBV_WC_RECV ? on_recv(s, &wc)
+					  : ex_wc_check(&wc, opcode))
 			return -1;
 	}
 	if (ret != RPMA_E_NO_COMPLETION) {
@@ -239,8 +238,9 @@ step(struct server *s)
 			break;
 		case SRC_SEND_CQ:
 			/* the client may have just left */
-			ret = owner[i]->conn ?
-				on_cq(s, owner[i]->cq, IBV_WC_SEND) : 0;
+			ret = owner[i]->conn
+				      ? on_cq(s, owner[i]->cq, IBV_WC_SEND)
+				      : 0;
 			break;
 		}
 		if (ret)
@@ -272,7 +272,7 @@ srq_setup(struct server *s)
 		EX_ERR("rpma_conn_cfg_new", ret);
 	else if ((ret = rpma_conn_cfg_set_srq(s->cfg, s->srq)))
 		EX_ERR("rpma_conn_cfg_set_srq", ret);
-	(void) rpma_srq_cfg_delete(&scfg);
+	(void)rpma_srq_cfg_delete(&scfg);
 	return ret ? -1 : 0;
 }
 
@@ -289,7 +289,8 @@ serve(struct ex_server *srv, void *arg)
 		EX_FAIL("out of memory");
 		return -1;
 	}
-	if (srq_setup(&s) || ex_mr_reg(srv->peer, s.buf, size,
+	if (srq_setup(&s) ||
+		ex_mr_reg(srv->peer, s.buf, size,
 			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &s.mr))
 		goto out;
 	/* every receive is posted before any client can send */
@@ -311,7 +312,7 @@ out:
 	}
 	if (ex_mr_dereg(&s.mr))
 		result = -1;
-	(void) rpma_conn_cfg_delete(&s.cfg);
+	(void)rpma_conn_cfg_delete(&s.cfg);
 	free(s.buf);
 	return result;
 }

@@ -22,14 +22,13 @@ ex_apm_pdata_make(const struct rpma_mr_local *mr, bool direct_write,
 		EX_ERR("rpma_peer_cfg_set_direct_write_to_pmem", ret);
 	else if ((ret = rpma_peer_cfg_get_descriptor(pcfg, &pd->pcfg)))
 		EX_ERR("rpma_peer_cfg_get_descriptor", ret);
-	(void) rpma_peer_cfg_delete(&pcfg);
+	(void)rpma_peer_cfg_delete(&pcfg);
 	return ret ? -1 : 0;
 }
 
 /* applies the server's peer configuration; tells if it writes to PMem */
 static int
-apply_peer_cfg(struct rpma_conn *conn, const uint8_t *desc,
-	bool *direct_write)
+apply_peer_cfg(struct rpma_conn *conn, const uint8_t *desc, bool *direct_write)
 {
 	struct rpma_peer_cfg *pcfg = NULL;
 	int ret = rpma_peer_cfg_from_descriptor(desc, 1, &pcfg);
@@ -39,10 +38,10 @@ apply_peer_cfg(struct rpma_conn *conn, const uint8_t *desc,
 	}
 	if ((ret = rpma_conn_apply_remote_peer_cfg(conn, pcfg)))
 		EX_ERR("rpma_conn_apply_remote_peer_cfg", ret);
-	else if ((ret = rpma_peer_cfg_get_direct_write_to_pmem(pcfg,
-			direct_write)))
+	else if ((ret = rpma_peer_cfg_get_direct_write_to_pmem(
+			  pcfg, direct_write)))
 		EX_ERR("rpma_peer_cfg_get_direct_write_to_pmem", ret);
-	(void) rpma_peer_cfg_delete(&pcfg);
+	(void)rpma_peer_cfg_delete(&pcfg);
 	return ret ? -1 : 0;
 }
 
@@ -54,11 +53,11 @@ ex_apm_pdata_use(struct rpma_conn *conn, struct rpma_mr_remote **dst,
 	bool direct_write = false;
 
 	if (ex_private_data(conn, sizeof(*pd), (void **)&pd) ||
-			apply_peer_cfg(conn, &pd->pcfg, &direct_write) ||
-			ex_mr_remote(pd->mr, dst))
+		apply_peer_cfg(conn, &pd->pcfg, &direct_write) ||
+		ex_mr_remote(pd->mr, dst))
 		return -1;
 	if (ex_flush_type(*dst, direct_write, type)) {
-		(void) rpma_mr_remote_delete(dst);
+		(void)rpma_mr_remote_delete(dst);
 		return -1;
 	}
 	return 0;

@@ -17,8 +17,8 @@
 
 /* the server's accept private data */
 struct ex_apm_pdata {
-	uint8_t mr[EX_MR_DESC_SIZE];	/* the region to write */
-	uint8_t pcfg;	/* the server's peer configuration descriptor */
+	uint8_t mr[EX_MR_DESC_SIZE]; /* the region to write */
+	uint8_t pcfg; /* the server's peer configuration descriptor */
 };
 
 /* server: describes mr, with direct_write as the peer configuration */

@@ -9,8 +9,8 @@
 #include <librpma.h>
 
 /* what a client does while connected; 0 when all its checks passed */
-typedef int ex_client_fn(struct rpma_peer *peer, struct rpma_conn *conn,
-	void *arg);
+typedef int ex_client_fn(
+	struct rpma_peer *peer, struct rpma_conn *conn, void *arg);
 
 /*
  * Creates a peer reaching addr, connects to addr:port with cfg (NULL for

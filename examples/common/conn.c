@@ -44,7 +44,7 @@ server_start(const char *addr, const char *port, struct ex_server *srv)
 	int ret = rpma_ep_listen(srv->peer, addr, port, &srv->ep);
 	if (ret) {
 		EX_ERR("rpma_ep_listen", ret);
-		(void) ex_peer_delete(&srv->peer);
+		(void)ex_peer_delete(&srv->peer);
 		return -1;
 	}
 	return 0;
@@ -201,8 +201,7 @@ ex_client_close(struct rpma_conn **conn_ptr)
 		EX_ERR("rpma_conn_disconnect", ret);
 		return conn_delete(conn_ptr, -1);
 	}
-	return conn_delete(conn_ptr,
-		expect_event(*conn_ptr, RPMA_CONN_CLOSED));
+	return conn_delete(conn_ptr, expect_event(*conn_ptr, RPMA_CONN_CLOSED));
 }
 
 int
@@ -220,5 +219,5 @@ ex_server_close(struct rpma_conn **conn_ptr)
 void
 ex_conn_abort(struct rpma_conn **conn_ptr)
 {
-	(void) rpma_conn_delete(conn_ptr);
+	(void)rpma_conn_delete(conn_ptr);
 }

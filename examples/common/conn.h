@@ -31,8 +31,8 @@ struct ex_server {
 typedef int ex_serve_fn(struct ex_server *srv, void *arg);
 
 /* starts a server on addr:port, runs fn, stops it; returns an exit status */
-int ex_server_run(const char *addr, const char *port, ex_serve_fn *fn,
-	void *arg);
+int ex_server_run(
+	const char *addr, const char *port, ex_serve_fn *fn, void *arg);
 
 /* the next connection event, waited for at most EX_TIMEOUT_MS */
 int ex_next_event(struct rpma_conn *conn, enum rpma_conn_event *event);
@@ -46,13 +46,13 @@ int ex_next_conn_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
  * private data (none if len is 0), and waits for ESTABLISHED. The request
  * is consumed either way.
  */
-int ex_establish(struct rpma_conn_req **req_ptr, const void *pdata,
-	size_t len, struct rpma_conn **conn_ptr);
+int ex_establish(struct rpma_conn_req **req_ptr, const void *pdata, size_t len,
+	struct rpma_conn **conn_ptr);
 
 /* a client's whole connection setup: request, connect, ESTABLISHED */
 int ex_client_connect(struct rpma_peer *peer, const char *addr,
-	const char *port, const struct rpma_conn_cfg *cfg,
-	const void *pdata, size_t len, struct rpma_conn **conn_ptr);
+	const char *port, const struct rpma_conn_cfg *cfg, const void *pdata,
+	size_t len, struct rpma_conn **conn_ptr);
 
 /*
  * The peer's private data, which must be at least `need` bytes long. RoCE

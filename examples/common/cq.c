@@ -55,8 +55,7 @@ static int
 check_wc(const struct ibv_wc *wc, int a, int b)
 {
 	if (wc->status != IBV_WC_SUCCESS) {
-		EX_FAIL("completion failed: %s",
-			ibv_wc_status_str(wc->status));
+		EX_FAIL("completion failed: %s", ibv_wc_status_str(wc->status));
 		return -1;
 	}
 	if ((int)wc->opcode != a && (int)wc->opcode != b) {
@@ -86,8 +85,7 @@ ex_wc_check_atomic_write(const struct ibv_wc *wc)
 }
 
 int
-ex_cq_expect(struct rpma_cq *cq, enum ibv_wc_opcode opcode,
-	struct ibv_wc *wc)
+ex_cq_expect(struct rpma_cq *cq, enum ibv_wc_opcode opcode, struct ibv_wc *wc)
 {
 	if (ex_cq_next_wc(cq, wc))
 		return -1;
@@ -108,10 +106,10 @@ ex_conn_cq(const struct rpma_conn *conn, struct rpma_cq **cq_ptr)
 /* the queues of conn and how to wait for them */
 struct conn_queues {
 	struct rpma_cq *cq;
-	struct rpma_cq *rcq;	/* NULL if receives complete on cq */
+	struct rpma_cq *rcq; /* NULL if receives complete on cq */
 	int fds[2];
 	int nfds;
-	bool shared;	/* one channel for both: wait with rpma_conn_wait */
+	bool shared; /* one channel for both: wait with rpma_conn_wait */
 };
 
 static int
@@ -187,8 +185,8 @@ ex_conn_next_wc(struct rpma_conn *conn, struct ibv_wc *wc, bool *is_rcq)
 		}
 		if (got)
 			return got > 0 ? 0 : -1;
-		uint32_t fired = ex_wait_fds(q.fds, q.nfds, deadline,
-			"a completion");
+		uint32_t fired = ex_wait_fds(
+			q.fds, q.nfds, deadline, "a completion");
 		if (!fired || rearm(conn, &q, fired))
 			return -1;
 	}

@@ -24,8 +24,8 @@ int ex_wc_check_flush(const struct ibv_wc *wc);
 int ex_wc_check_atomic_write(const struct ibv_wc *wc);
 
 /* the next completion from cq, which must succeed with the given opcode */
-int ex_cq_expect(struct rpma_cq *cq, enum ibv_wc_opcode opcode,
-	struct ibv_wc *wc);
+int ex_cq_expect(
+	struct rpma_cq *cq, enum ibv_wc_opcode opcode, struct ibv_wc *wc);
 
 /* the connection's main CQ */
 int ex_conn_cq(const struct rpma_conn *conn, struct rpma_cq **cq_ptr);

@@ -16,16 +16,16 @@
 #define EX_TIMEOUT_MS 30000
 
 /* prints "<call>: <librpma's description of ret>" to stderr */
-#define EX_ERR(call, ret) \
+#define EX_ERR(call, ret)                                              \
 	fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, (call), \
 		rpma_err_2str(ret))
 
 /* prints a check failure that is not a librpma error */
-#define EX_FAIL(...) \
-	do { \
+#define EX_FAIL(...)                                            \
+	do {                                                    \
 		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
+		fprintf(stderr, __VA_ARGS__);                   \
+		fputc('\n', stderr);                            \
 	} while (0)
 
 #endif /* RPMA_EXAMPLES_COMMON_ERR_H */

@@ -40,7 +40,7 @@ file_ensure_size(int fd, const char *path, size_t size)
 		return -1;
 	}
 	if (S_ISREG(st.st_mode) && (size_t)st.st_size < size &&
-			ftruncate(fd, (off_t)size)) {
+		ftruncate(fd, (off_t)size)) {
 		EX_FAIL("ftruncate(%s): %s", path, strerror(errno));
 		return -1;
 	}
@@ -56,11 +56,10 @@ pmem_map(int fd, const char *path, size_t size, struct ex_mem *mem)
 	int result = -1;
 
 	if (pmem2_config_new(&cfg) || pmem2_source_from_fd(&src, fd) ||
-			pmem2_source_size(src, &src_size))
+		pmem2_source_size(src, &src_size))
 		goto err;
 	if (src_size < size) {
-		EX_FAIL("%s holds %zu bytes, %zu needed", path, src_size,
-			size);
+		EX_FAIL("%s holds %zu bytes, %zu needed", path, src_size, size);
 		goto out;
 	}
 	/*
@@ -68,16 +67,16 @@ pmem_map(int fd, const char *path, size_t size, struct ex_mem *mem)
 	 * The whole source is mapped: Device DAX maps only whole alignment
 	 * units (2 MiB), so a shorter length would be refused.
 	 */
-	if (pmem2_config_set_required_store_granularity(cfg,
-			PMEM2_GRANULARITY_PAGE) ||
-			pmem2_map_new(&mem->map, cfg, src))
+	if (pmem2_config_set_required_store_granularity(
+		    cfg, PMEM2_GRANULARITY_PAGE) ||
+		pmem2_map_new(&mem->map, cfg, src))
 		goto err;
 
 	mem->ptr = pmem2_map_get_address(mem->map);
 	mem->size = size;
 	mem->persist = pmem2_get_persist_fn(mem->map);
 	mem->is_pmem = pmem2_map_get_store_granularity(mem->map) !=
-		PMEM2_GRANULARITY_PAGE;
+		       PMEM2_GRANULARITY_PAGE;
 	result = 0;
 	goto out;
 err:
@@ -101,7 +100,7 @@ ex_mem_open(const char *path, size_t size, struct ex_mem *mem)
 		return -1;
 	}
 	if (file_ensure_size(mem->fd, path, size) ||
-			pmem_map(mem->fd, path, size, mem)) {
+		pmem_map(mem->fd, path, size, mem)) {
 		ex_mem_close(mem);
 		return -1;
 	}
@@ -118,8 +117,8 @@ ex_mem_persist(const struct ex_mem *mem, size_t off, size_t len)
 int
 ex_mem_flush_usage(const struct ex_mem *mem)
 {
-	return mem->is_pmem ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT :
-		RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY;
+	return mem->is_pmem ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT
+			    : RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY;
 }
 
 void

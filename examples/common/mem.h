@@ -23,8 +23,8 @@ struct ex_mem {
 	 * only then may RDMA writes be flushed straight to persistence
 	 */
 	bool is_pmem;
-	struct pmem2_map *map;	/* NULL for DRAM */
-	pmem2_persist_fn persist;	/* NULL for DRAM */
+	struct pmem2_map *map;    /* NULL for DRAM */
+	pmem2_persist_fn persist; /* NULL for DRAM */
 	int fd;
 };
 

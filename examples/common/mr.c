@@ -51,8 +51,7 @@ ex_mr_descriptor(const struct rpma_mr_local *mr, void *desc)
 int
 ex_mr_remote(const void *desc, struct rpma_mr_remote **mr_ptr)
 {
-	int ret = rpma_mr_remote_from_descriptor(desc, EX_MR_DESC_SIZE,
-		mr_ptr);
+	int ret = rpma_mr_remote_from_descriptor(desc, EX_MR_DESC_SIZE, mr_ptr);
 	if (ret) {
 		EX_ERR("rpma_mr_remote_from_descriptor", ret);
 		return -1;

@@ -17,7 +17,7 @@ ex_msgs_new(struct rpma_peer *peer, struct ex_msgs *m)
 		return -1;
 	}
 	if (ex_mr_reg(peer, m->buf, 2 * EX_MSG_SIZE,
-			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &m->mr)) {
+		    RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &m->mr)) {
 		free(m->buf);
 		m->buf = NULL;
 		return -1;
@@ -59,8 +59,8 @@ msgs_recv(struct rpma_conn *conn, struct ex_msgs *m)
 static int
 msgs_send(struct rpma_conn *conn, struct ex_msgs *m, size_t len)
 {
-	int ret = rpma_send(conn, m->mr, EX_MSG_SIZE, len,
-		RPMA_F_COMPLETION_ALWAYS, NULL);
+	int ret = rpma_send(
+		conn, m->mr, EX_MSG_SIZE, len, RPMA_F_COMPLETION_ALWAYS, NULL);
 	if (ret) {
 		EX_ERR("rpma_send", ret);
 		return -1;
@@ -83,8 +83,7 @@ has_rcq(const struct rpma_conn *conn, bool *rcq_present)
 }
 
 int
-ex_await(struct rpma_conn *conn, bool send, bool recv,
-	struct ibv_wc *recv_wc)
+ex_await(struct rpma_conn *conn, bool send, bool recv, struct ibv_wc *recv_wc)
 {
 	bool rcq_present;
 	if (has_rcq(conn, &rcq_present))
@@ -111,7 +110,7 @@ ex_await(struct rpma_conn *conn, bool send, bool recv,
 			recv = false;
 		} else {
 			/* a failed WR may have any opcode: say why */
-			(void) ex_wc_check(&wc, IBV_WC_SEND);
+			(void)ex_wc_check(&wc, IBV_WC_SEND);
 			EX_FAIL("unexpected completion");
 			return -1;
 		}
@@ -138,21 +137,20 @@ ex_msg_send(struct rpma_conn *conn, struct ex_msgs *m, size_t len)
 }
 
 int
-ex_msg_serve(struct rpma_conn *conn, struct ex_msgs *m,
-	ex_msg_handler *handler, void *arg)
+ex_msg_serve(struct rpma_conn *conn, struct ex_msgs *m, ex_msg_handler *handler,
+	void *arg)
 {
 	struct ibv_wc wc;
 	if (ex_await(conn, false, true, &wc))
 		return -1;
 	for (;;) {
-		int len = handler(EX_MSG_RECV(m), wc.byte_len, EX_MSG_SEND(m),
-			arg);
+		int len = handler(
+			EX_MSG_RECV(m), wc.byte_len, EX_MSG_SEND(m), arg);
 		if (len <= 0)
 			return len;
 		/* the next request may follow the answer at once */
-		if (msgs_recv(conn, m) ||
-				msgs_send(conn, m, (size_t)len) ||
-				ex_await(conn, true, true, &wc))
+		if (msgs_recv(conn, m) || msgs_send(conn, m, (size_t)len) ||
+			ex_await(conn, true, true, &wc))
 			return -1;
 	}
 }

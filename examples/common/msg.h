@@ -17,7 +17,7 @@
 
 struct ex_msgs {
 	struct rpma_mr_local *mr;
-	unsigned char *buf;	/* the receive slot, then the send slot */
+	unsigned char *buf; /* the receive slot, then the send slot */
 };
 
 #define EX_MSG_RECV(m) ((void *)(m)->buf)
@@ -36,8 +36,8 @@ int ex_msgs_prepost(struct rpma_conn_req *req, struct ex_msgs *m);
  * to *recv_wc. Any failed or unexpected completion is an error, and so is
  * a receive completing on the main CQ of a connection that has an RCQ.
  */
-int ex_await(struct rpma_conn *conn, bool send, bool recv,
-	struct ibv_wc *recv_wc);
+int ex_await(
+	struct rpma_conn *conn, bool send, bool recv, struct ibv_wc *recv_wc);
 
 /* sends len bytes and waits for the answer, which lands in the receive slot */
 int ex_msg_exchange(struct rpma_conn *conn, struct ex_msgs *m, size_t len,
@@ -51,8 +51,7 @@ int ex_msg_send(struct rpma_conn *conn, struct ex_msgs *m, size_t len);
  * most EX_MSG_SIZE bytes) and returns its length, or returns 0 to stop
  * answering, or -1 on error.
  */
-typedef int ex_msg_handler(const void *msg, size_t len, void *reply,
-	void *arg);
+typedef int ex_msg_handler(const void *msg, size_t len, void *reply, void *arg);
 
 /*
  * Answers messages with handler until it says stop. The first receive must

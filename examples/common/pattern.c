@@ -28,8 +28,8 @@ ex_pattern_check(const void *buf, size_t len, uint32_t seed)
 	const uint8_t *b = buf;
 	for (size_t i = 0; i < len; i++) {
 		if (b[i] != pattern_byte(i, seed)) {
-			EX_FAIL("byte %zu is 0x%02x, expected 0x%02x", i,
-				b[i], pattern_byte(i, seed));
+			EX_FAIL("byte %zu is 0x%02x, expected 0x%02x", i, b[i],
+				pattern_byte(i, seed));
 			return -1;
 		}
 	}

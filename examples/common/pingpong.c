@@ -14,7 +14,7 @@
 enum pp_type { PP_VALUE = 1, PP_DONE = 2 };
 
 struct pp_msg {
-	uint32_t type;	/* enum pp_type */
+	uint32_t type; /* enum pp_type */
 	uint32_t reserved;
 	uint64_t value;
 };
@@ -40,8 +40,7 @@ ex_pingpong_answer(const void *msg, size_t len, void *reply, void *arg)
 		return -1;
 	}
 	out.value = in.value + 1;
-	printf("got %" PRIu64 ", answering %" PRIu64 "\n", in.value,
-		out.value);
+	printf("got %" PRIu64 ", answering %" PRIu64 "\n", in.value, out.value);
 	memcpy(reply, &out, sizeof(out));
 	++*rounds;
 	return (int)sizeof(out);
@@ -62,7 +61,7 @@ serve(struct ex_server *srv, void *arg)
 	if (ex_next_conn_req(srv->ep, cfg, &req))
 		goto out;
 	if (ex_msgs_prepost(req, &m)) {
-		(void) rpma_conn_req_delete(&req);
+		(void)rpma_conn_req_delete(&req);
 		goto out;
 	}
 	if (ex_establish(&req, NULL, 0, &conn))
@@ -77,8 +76,8 @@ out:
 }
 
 static int
-pingpong_server(const char *addr, const char *port,
-	const struct rpma_conn_cfg *cfg)
+pingpong_server(
+	const char *addr, const char *port, const struct rpma_conn_cfg *cfg)
 {
 	/* serve() only reads the configuration */
 	return ex_server_run(addr, port, serve, (void *)cfg);
@@ -102,13 +101,12 @@ play(struct ex_msgs *m, struct rpma_conn *conn, const struct game *g)
 			return -1;
 		memcpy(&in, EX_MSG_RECV(m), sizeof(in));
 		if (wc.byte_len < sizeof(in) || in.type != PP_VALUE ||
-				in.value != value + 1) {
+			in.value != value + 1) {
 			EX_FAIL("sent %" PRIu64 " but got a wrong answer",
 				value);
 			return -1;
 		}
-		printf("sent %" PRIu64 ", got %" PRIu64 "\n", value,
-			in.value);
+		printf("sent %" PRIu64 ", got %" PRIu64 "\n", value, in.value);
 		value = in.value;
 	}
 	struct pp_msg done = {PP_DONE, 0, 0};
@@ -137,8 +135,8 @@ pingpong_client(const char *addr, const char *port,
 }
 
 int
-ex_pingpong_main(int argc, char *argv[], int is_server,
-	const struct rpma_conn_cfg *cfg)
+ex_pingpong_main(
+	int argc, char *argv[], int is_server, const struct rpma_conn_cfg *cfg)
 {
 	if (is_server) {
 		if (argc != 3) {
@@ -155,7 +153,7 @@ ex_pingpong_main(int argc, char *argv[], int is_server,
 	}
 	/* the answers must not overflow */
 	if (ex_parse_uint(argv[3], UINT32_MAX, &seed) ||
-			ex_parse_uint(argv[4], 1000000, &rounds))
+		ex_parse_uint(argv[4], 1000000, &rounds))
 		return EXIT_FAILURE;
 	return pingpong_client(argv[1], argv[2], cfg, seed, rounds);
 }

@@ -22,7 +22,7 @@
 int ex_pingpong_answer(const void *msg, size_t len, void *reply, void *arg);
 
 /* parses the examples' common command line and runs the right side */
-int ex_pingpong_main(int argc, char *argv[], int is_server,
-	const struct rpma_conn_cfg *cfg);
+int ex_pingpong_main(
+	int argc, char *argv[], int is_server, const struct rpma_conn_cfg *cfg);
 
 #endif /* RPMA_EXAMPLES_COMMON_PINGPONG_H */

@@ -14,8 +14,7 @@ int64_t ex_deadline(void);
  * deadline passes. Returns a mask with bit i set for each readable fds[i],
  * or 0 (after printing what was awaited) on timeout or poll() failure.
  */
-uint32_t ex_wait_fds(const int *fds, int n, int64_t deadline,
-	const char *what);
+uint32_t ex_wait_fds(const int *fds, int n, int64_t deadline, const char *what);
 
 /* ex_wait_fds for one fd: 0 once readable, -1 on failure */
 int ex_wait_fd(int fd, int64_t deadline, const char *what);

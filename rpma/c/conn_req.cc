@@ -22,8 +22,8 @@ RPMA_EXPORT int rpma_conn_req_delete(rpma_conn_req **req_ptr)
 	return destroy(req_ptr, [](ConnReq &req) { return req.release(); });
 }
 
-RPMA_EXPORT int rpma_conn_req_connect(rpma_conn_req **req_ptr,
-				      const rpma_conn_private_data *pdata, rpma_conn **conn_ptr)
+RPMA_EXPORT int rpma_conn_req_connect(rpma_conn_req **req_ptr, const rpma_conn_private_data *pdata,
+				      rpma_conn **conn_ptr)
 {
 	if (!req_ptr || !*req_ptr)
 		return RPMA_E_INVAL;

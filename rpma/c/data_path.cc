@@ -11,11 +11,12 @@ namespace {
 
 // Both regions given, holding the range on each side, or neither with
 // nothing to transfer (a 0-byte operation that still completes).
-bool valid_transfer(const rpma_mr_local *local, const rpma_mr_remote *remote,
-		    size_t local_offset, size_t remote_offset, size_t len)
+bool valid_transfer(const rpma_mr_local *local, const rpma_mr_remote *remote, size_t local_offset,
+		    size_t remote_offset, size_t len)
 {
 	if (local && remote)
-		return impl(local)->holds(local_offset, len) && impl(remote)->holds(remote_offset, len);
+		return impl(local)->holds(local_offset, len) &&
+		       impl(remote)->holds(remote_offset, len);
 	return !local && !remote && local_offset == 0 && remote_offset == 0 && len == 0;
 }
 
@@ -32,7 +33,8 @@ RPMA_EXPORT int rpma_read(rpma_conn *conn, rpma_mr_local *dst, size_t dst_offset
 			  const void *op_context)
 {
 	if (!conn || flags == 0 || !valid_transfer(dst, src, dst_offset, src_offset, len))
-		[[unlikely]] return RPMA_E_INVAL;
+		[[unlikely]]
+		return RPMA_E_INVAL;
 	return impl(conn)->read(impl(dst), dst_offset, impl(src), src_offset, len, flags,
 				op_context);
 }
@@ -42,7 +44,8 @@ RPMA_EXPORT int rpma_write(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offs
 			   const void *op_context)
 {
 	if (!conn || flags == 0 || !valid_transfer(src, dst, src_offset, dst_offset, len))
-		[[unlikely]] return RPMA_E_INVAL;
+		[[unlikely]]
+		return RPMA_E_INVAL;
 	return impl(conn)->write(impl(dst), dst_offset, impl(src), src_offset, len, flags,
 				 op_context);
 }
@@ -52,9 +55,10 @@ RPMA_EXPORT int rpma_write_with_imm(rpma_conn *conn, rpma_mr_remote *dst, size_t
 				    int flags, uint32_t imm, const void *op_context)
 {
 	if (!conn || flags == 0 || !valid_transfer(src, dst, src_offset, dst_offset, len))
-		[[unlikely]] return RPMA_E_INVAL;
-	return impl(conn)->write_with_imm(impl(dst), dst_offset, impl(src), src_offset, len,
-					  flags, imm, op_context);
+		[[unlikely]]
+		return RPMA_E_INVAL;
+	return impl(conn)->write_with_imm(impl(dst), dst_offset, impl(src), src_offset, len, flags,
+					  imm, op_context);
 }
 
 RPMA_EXPORT int rpma_atomic_write(rpma_conn *conn, rpma_mr_remote *dst, size_t dst_offset,

@@ -14,7 +14,8 @@ bool valid_threshold(rpma_log_threshold threshold)
 
 RPMA_EXPORT int rpma_log_set_threshold(rpma_log_threshold threshold, rpma_log_level level)
 {
-	if (!valid_threshold(threshold) || level < RPMA_LOG_DISABLED || level > RPMA_LOG_LEVEL_DEBUG)
+	if (!valid_threshold(threshold) || level < RPMA_LOG_DISABLED ||
+	    level > RPMA_LOG_LEVEL_DEBUG)
 		return RPMA_E_INVAL;
 	log::thresholds[threshold] = level;
 	return 0;

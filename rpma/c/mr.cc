@@ -10,7 +10,8 @@ RPMA_EXPORT int rpma_mr_reg(rpma_peer *peer, void *ptr, size_t size, int usage,
 {
 	if (!peer || !ptr || size == 0 || !mr_ptr)
 		return RPMA_E_INVAL;
-	return create(mr_ptr, [&] { return std::make_unique<MrLocal>(*impl(peer), ptr, size, usage); });
+	return create(mr_ptr,
+		      [&] { return std::make_unique<MrLocal>(*impl(peer), ptr, size, usage); });
 }
 
 RPMA_EXPORT int rpma_mr_dereg(rpma_mr_local **mr_ptr)
@@ -60,11 +61,14 @@ RPMA_EXPORT int rpma_mr_remote_from_descriptor(const void *desc, size_t desc_siz
 	if (!desc || !mr_ptr)
 		return RPMA_E_INVAL;
 	if (desc_size < MrLocal::DESCRIPTOR_SIZE) {
-		RPMA_LOG_ERROR("incorrect size of the descriptor: %zu bytes (should be at least: %zu bytes)",
+		RPMA_LOG_ERROR("incorrect size of the descriptor: %zu bytes (should be at least: "
+			       "%zu bytes)",
 			       desc_size, MrLocal::DESCRIPTOR_SIZE);
 		return RPMA_E_INVAL;
 	}
-	return create(mr_ptr, [desc] { return std::make_unique<MrRemote>(MrRemote::from_descriptor(desc)); });
+	return create(mr_ptr, [desc] {
+		return std::make_unique<MrRemote>(MrRemote::from_descriptor(desc));
+	});
 }
 
 RPMA_EXPORT int rpma_mr_remote_get_size(const rpma_mr_remote *mr, size_t *size)

@@ -55,15 +55,18 @@ RPMA_EXPORT int rpma_peer_cfg_from_descriptor(const void *desc, size_t desc_size
 	if (!desc || !pcfg_ptr)
 		return RPMA_E_INVAL;
 	if (desc_size < PeerCfg::DESCRIPTOR_SIZE) {
-		RPMA_LOG_ERROR("incorrect size of the descriptor: %zu bytes (should be at least %zu bytes)",
+		RPMA_LOG_ERROR("incorrect size of the descriptor: %zu bytes (should be at least "
+			       "%zu bytes)",
 			       desc_size, PeerCfg::DESCRIPTOR_SIZE);
 		return RPMA_E_INVAL;
 	}
 	int ret = create(pcfg_ptr, [desc] {
-		return std::make_unique<PeerCfg>(PeerCfg::from_descriptor(desc).direct_write_to_pmem());
+		return std::make_unique<PeerCfg>(
+			PeerCfg::from_descriptor(desc).direct_write_to_pmem());
 	});
 	if (ret == 0)
-		RPMA_LOG_INFO("Direct Write To PMem is %s",
-			      impl(*pcfg_ptr)->direct_write_to_pmem() ? "supported" : "unsupported");
+		RPMA_LOG_INFO("Direct Write To PMem is %s", impl(*pcfg_ptr)->direct_write_to_pmem()
+								    ? "supported"
+								    : "unsupported");
 	return ret;
 }

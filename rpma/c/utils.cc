@@ -16,8 +16,8 @@ RPMA_EXPORT int rpma_utils_get_ibv_context(const char *addr, rpma_util_ibv_conte
 		return RPMA_E_INVAL;
 	return guarded([&] {
 		*ibv_ctx_ptr = device_for_address(addr, type == RPMA_UTIL_IBV_CONTEXT_LOCAL
-								 ? AddressRole::passive
-								 : AddressRole::active);
+								? AddressRole::passive
+								: AddressRole::active);
 		return 0;
 	});
 }

@@ -46,7 +46,7 @@ static void logging(void)
 	SHOW(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, NULL));
 	SHOW(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_MAX, RPMA_LOG_LEVEL_INFO));
 	SHOW(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)6));
-	SHOW(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)-2));
+	SHOW(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level) - 2));
 	SHOW(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION));
 	/* keep bad-argument reports off stderr: only return codes are compared */
 	SHOW(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_DISABLED));
@@ -185,7 +185,8 @@ static void bad_arguments(void)
 	SHOW(rpma_write(NULL, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, NULL));
 	SHOW(rpma_write_with_imm(NULL, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, 1, NULL));
 	SHOW(rpma_atomic_write(NULL, NULL, 0, word, RPMA_F_COMPLETION_ALWAYS, NULL));
-	SHOW(rpma_flush(NULL, NULL, 0, 0, RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS, NULL));
+	SHOW(rpma_flush(NULL, NULL, 0, 0, RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS,
+			NULL));
 	SHOW(rpma_send(NULL, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, NULL));
 	SHOW(rpma_send_with_imm(NULL, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, 1, NULL));
 	SHOW(rpma_recv(NULL, NULL, 0, 0, NULL));

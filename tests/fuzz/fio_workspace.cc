@@ -13,7 +13,7 @@ using rpma_fio::encode_workspace;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > 255)	// the most private data rdma_cm delivers
+	if (size > 255) // the most private data rdma_cm delivers
 		return 0;
 	if (decode_workspace(nullptr, size))
 		__builtin_trap();
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	auto ws = decode_workspace(begin, size);
 	if (!ws) {
 		if (size >= 4 && data[3] >= 21 && data[3] <= 24 && size >= 4u + data[3])
-			__builtin_trap();	// a well-formed workspace was refused
+			__builtin_trap(); // a well-formed workspace was refused
 		return 0;
 	}
 

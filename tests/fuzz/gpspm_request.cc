@@ -9,10 +9,9 @@ using namespace rpma_fio;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_repack(data, size, unpack_request, pack_request, FLUSH_REQUEST_SIZE,
-		[](const FlushRequest &a, const FlushRequest &b) {
-			return a.offset == b.offset && a.length == b.length &&
-				a.op_context == b.op_context &&
-				a.ends_run() == b.ends_run();
-		});
+		     [](const FlushRequest &a, const FlushRequest &b) {
+			     return a.offset == b.offset && a.length == b.length &&
+				    a.op_context == b.op_context && a.ends_run() == b.ends_run();
+		     });
 	return 0;
 }

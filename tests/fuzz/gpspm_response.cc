@@ -8,7 +8,7 @@ using namespace rpma_fio;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	check_repack(data, size, unpack_response, pack_response,
-		FLUSH_RESPONSE_SIZE, [](uint64_t a, uint64_t b) { return a == b; });
+	check_repack(data, size, unpack_response, pack_response, FLUSH_RESPONSE_SIZE,
+		     [](uint64_t a, uint64_t b) { return a == b; });
 	return 0;
 }

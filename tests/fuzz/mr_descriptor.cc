@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	size_t region_size = 0;
 	int flush_type = -1;
-	if (rpma_mr_remote_get_size(mr, &region_size) || rpma_mr_remote_get_flush_type(mr, &flush_type))
+	if (rpma_mr_remote_get_size(mr, &region_size) ||
+	    rpma_mr_remote_get_flush_type(mr, &flush_type))
 		abort();
 	uint64_t expected_size;
 	std::memcpy(&expected_size, data + 8, sizeof(expected_size));

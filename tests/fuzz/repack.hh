@@ -13,8 +13,7 @@
 #include "gpspm_msg.hh"
 
 template <typename Unpack, typename Pack, typename Same>
-void check_repack(const uint8_t *data, size_t len, Unpack unpack, Pack pack,
-	size_t size, Same same)
+void check_repack(const uint8_t *data, size_t len, Unpack unpack, Pack pack, size_t size, Same same)
 {
 	std::vector<uint8_t> msg(data, data + len);
 	auto value = unpack(msg.data(), msg.size());
@@ -26,7 +25,7 @@ void check_repack(const uint8_t *data, size_t len, Unpack unpack, Pack pack,
 	if (n != size)
 		__builtin_trap();
 	if (pack(*value, room.data(), n - 1) != 0)
-		__builtin_trap();	// must refuse a room too small
+		__builtin_trap(); // must refuse a room too small
 	std::vector<uint8_t> packed(room.begin(), room.begin() + n);
 	auto again = unpack(packed.data(), packed.size());
 	if (!again || !same(*again, *value))

@@ -21,12 +21,10 @@ std::vector<unsigned char> bytes(size_t n, unsigned char first)
 }
 
 // the private data must start with `sent`; RoCE pads it to a fixed length
-void expect_prefix(const rpma_conn_private_data &pd,
-	const std::vector<unsigned char> &sent)
+void expect_prefix(const rpma_conn_private_data &pd, const std::vector<unsigned char> &sent)
 {
 	CPPUNIT_ASSERT(pd.ptr != nullptr);
-	CPPUNIT_ASSERT_MESSAGE("private data shorter than sent",
-		pd.len >= sent.size());
+	CPPUNIT_ASSERT_MESSAGE("private data shorter than sent", pd.len >= sent.size());
 	CPPUNIT_ASSERT(std::memcmp(pd.ptr, sent.data(), sent.size()) == 0);
 }
 
@@ -44,14 +42,12 @@ Attempt attempt_connect(bool listen)
 	if (listen) {
 		a.server_peer = new_peer(RPMA_UTIL_IBV_CONTEXT_LOCAL);
 		rpma_ep *ep = nullptr;
-		RPMA_OK(rpma_ep_listen(a.server_peer.get(), test_ip(),
-			port.c_str(), &ep));
+		RPMA_OK(rpma_ep_listen(a.server_peer.get(), test_ip(), port.c_str(), &ep));
 		a.ep.reset(ep);
 	}
 	a.client_peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
 	rpma_conn_req *req = nullptr;
-	RPMA_OK(rpma_conn_req_new(a.client_peer.get(), test_ip(), port.c_str(),
-		nullptr, &req));
+	RPMA_OK(rpma_conn_req_new(a.client_peer.get(), test_ip(), port.c_str(), nullptr, &req));
 	rpma_conn *conn = nullptr;
 	RPMA_OK(rpma_conn_req_connect(&req, nullptr, &conn));
 	CPPUNIT_ASSERT(req == nullptr);
@@ -137,8 +133,8 @@ public:
 		Attempt a = attempt_connect(false);
 		rpma_conn_event event = next_event(a.client.get());
 		CPPUNIT_ASSERT_MESSAGE(rpma_utils_conn_event_2str(event),
-			event == RPMA_CONN_REJECTED ||
-			event == RPMA_CONN_UNREACHABLE);
+				       event == RPMA_CONN_REJECTED ||
+					       event == RPMA_CONN_UNREACHABLE);
 	}
 };
 

@@ -40,8 +40,8 @@ public:
 			// a fresh process: verbs resources do not survive fork
 			fcntl(fds[1], F_SETFD, 0);
 			std::string fd = std::to_string(fds[1]);
-			execl(self_exe.c_str(), "peer-server", "--peer-server",
-				port.c_str(), fd.c_str(), (char *)nullptr);
+			execl(self_exe.c_str(), "peer-server", "--peer-server", port.c_str(),
+			      fd.c_str(), (char *)nullptr);
 			_exit(127);
 		}
 		close(fds[1]);
@@ -59,7 +59,7 @@ public:
 		wait_readable(ready_fd_, Deadline(), "the peer to listen");
 		char c = 0;
 		CPPUNIT_ASSERT_MESSAGE("the peer died before listening",
-			read(ready_fd_, &c, 1) == 1);
+				       read(ready_fd_, &c, 1) == 1);
 	}
 
 	void kill_now()
@@ -87,16 +87,17 @@ constexpr int DETECT_MS = 60000;
 class Writer {
 public:
 	Writer(rpma_conn *conn, rpma_mr_remote *dst, rpma_mr_local *src)
-		: conn_(conn), dst_(dst), src_(src), cq_(cq_of(conn)) {}
+		: conn_(conn), dst_(dst), src_(src), cq_(cq_of(conn))
+	{
+	}
 
 	// posts what fits; false once posting itself fails (QP in error)
 	bool refill()
 	{
 		while (posting_ && in_flight_ < IN_FLIGHT) {
-			size_t off = (posted_++ % (PEER_REGION_SIZE / CHUNK)) *
-				CHUNK;
-			post_error_ = rpma_write(conn_, dst_, off, src_, 0,
-				CHUNK, RPMA_F_COMPLETION_ALWAYS, nullptr);
+			size_t off = (posted_++ % (PEER_REGION_SIZE / CHUNK)) * CHUNK;
+			post_error_ = rpma_write(conn_, dst_, off, src_, 0, CHUNK,
+						 RPMA_F_COMPLETION_ALWAYS, nullptr);
 			if (post_error_) {
 				posting_ = false;
 				break;
@@ -115,8 +116,7 @@ public:
 			in_flight_--;
 			if (wc.status != IBV_WC_SUCCESS) {
 				std::cout << "  noticed: a write failed with "
-					<< ibv_wc_status_str(wc.status)
-					<< std::endl;
+					  << ibv_wc_status_str(wc.status) << std::endl;
 				return true;
 			}
 			done_++;
@@ -151,8 +151,7 @@ struct ToPeer {
 	explicit ToPeer(const std::string &port)
 	{
 		rpma_conn_req *req = nullptr;
-		RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(), port.c_str(),
-			nullptr, &req));
+		RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(), port.c_str(), nullptr, &req));
 		rpma_conn *raw = nullptr;
 		RPMA_OK(rpma_conn_req_connect(&req, nullptr, &raw));
 		conn.reset(raw);
@@ -194,11 +193,13 @@ long long writes_notice(ToPeer &to, const std::function<void()> &fault)
 		w.refill();
 		auto ready = poll_fds({cq_fd, event_fd}, deadline);
 		if (ready.empty())
-			CPPUNIT_FAIL(std::string(faulted ? "the fault went unnoticed" :
-				"the writes before the fault did not complete") +
+			CPPUNIT_FAIL(
+				std::string(
+					faulted ? "the fault went unnoticed"
+						: "the writes before the fault did not complete") +
 				" (" + std::to_string(w.done()) + " done, " +
-				std::to_string(w.in_flight()) + " in flight, posting: " +
-				rpma_err_2str(w.post_error()) + ")");
+				std::to_string(w.in_flight()) +
+				" in flight, posting: " + rpma_err_2str(w.post_error()) + ")");
 		for (size_t i : ready) {
 			if (i == 0) {
 				RPMA_OK(rpma_cq_wait(w.cq()));
@@ -209,18 +210,17 @@ long long writes_notice(ToPeer &to, const std::function<void()> &fault)
 			// a peer killed before its CM saw our RTU rejects the
 			// connection (a REJ, not a DREQ): it is gone all the same
 			CPPUNIT_ASSERT_MESSAGE(rpma_utils_conn_event_2str(ev),
-				ev == RPMA_CONN_LOST || ev == RPMA_CONN_CLOSED ||
-				ev == RPMA_CONN_REJECTED);
-			CPPUNIT_ASSERT_MESSAGE("the connection ended before the fault",
-				faulted);
-			std::cout << "  noticed: " << rpma_utils_conn_event_2str(ev)
-				<< std::endl;
+					       ev == RPMA_CONN_LOST || ev == RPMA_CONN_CLOSED ||
+						       ev == RPMA_CONN_REJECTED);
+			CPPUNIT_ASSERT_MESSAGE("the connection ended before the fault", faulted);
+			std::cout << "  noticed: " << rpma_utils_conn_event_2str(ev) << std::endl;
 			noticed = true;
 		}
 	}
 	CPPUNIT_ASSERT(faulted && w.done() >= BEFORE_FAULT);
 	const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-		std::chrono::steady_clock::now() - fault_time).count();
+				     std::chrono::steady_clock::now() - fault_time)
+				     .count();
 	std::cout << "  noticed " << ms << " ms after the fault" << std::endl;
 	return ms;
 }
@@ -271,8 +271,7 @@ public:
 			CPPUNIT_ASSERT_MESSAGE("a write to the new peer failed", !w.drain());
 			if (w.done() >= BEFORE_FAULT)
 				break;
-			CPPUNIT_ASSERT_MESSAGE("posting to the new peer failed",
-				w.refill());
+			CPPUNIT_ASSERT_MESSAGE("posting to the new peer failed", w.refill());
 			wait_readable(cq_fd_of(w.cq()), deadline, "a completion");
 			RPMA_OK(rpma_cq_wait(w.cq()));
 		}
@@ -297,15 +296,17 @@ public:
 	void link_down_mid_transfer()
 	{
 		const char *dev = std::getenv("RPMA_TEST_NETDEV");
-		CPPUNIT_ASSERT_MESSAGE("RPMA_TEST_NETDEV names no link to take down",
-			dev && *dev);
+		CPPUNIT_ASSERT_MESSAGE("RPMA_TEST_NETDEV names no link to take down", dev && *dev);
 		std::string port = next_port();
 		Child child(port);
 		child.wait_listening();
 		ToPeer to(port);
 		bool down = false;
 		try {
-			writes_notice(to, [&] { set_link(dev, "down"); down = true; });
+			writes_notice(to, [&] {
+				set_link(dev, "down");
+				down = true;
+			});
 		} catch (...) {
 			if (down)
 				set_link(dev, "up");

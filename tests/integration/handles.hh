@@ -12,13 +12,11 @@
 namespace it {
 
 // librpma's destructors take T** and clear it; a unique_ptr deleter gets T*.
-template <typename T, int (*Delete)(T **)>
-struct Deleter {
+template <typename T, int (*Delete)(T **)> struct Deleter {
 	void operator()(T *p) const { (void)Delete(&p); }
 };
 
-template <typename T, int (*Delete)(T **)>
-using Handle = std::unique_ptr<T, Deleter<T, Delete>>;
+template <typename T, int (*Delete)(T **)> using Handle = std::unique_ptr<T, Deleter<T, Delete>>;
 
 using Peer = Handle<rpma_peer, rpma_peer_delete>;
 using PeerCfg = Handle<rpma_peer_cfg, rpma_peer_cfg_delete>;

@@ -43,8 +43,8 @@ public:
 		if (what.rfind(it::SKIP_PREFIX, 0) == 0) {
 			skip_reason_ = what.substr(it::SKIP_PREFIX.size());
 			// CppUnit ends what() with a line of details, empty here
-			while (!skip_reason_.empty() && std::isspace(
-				(unsigned char)skip_reason_.back()))
+			while (!skip_reason_.empty() &&
+			       std::isspace((unsigned char)skip_reason_.back()))
 				skip_reason_.pop_back();
 			return;
 		}
@@ -52,26 +52,24 @@ public:
 		const CppUnit::SourceLine &where = failure.sourceLine();
 		std::cout << "  " << (failure.isError() ? "error" : "failure");
 		if (where.isValid())
-			std::cout << " at " << where.fileName() << ":"
-				<< where.lineNumber();
-		std::cout << ": " << failure.thrownException()->what()
-			<< std::endl;
+			std::cout << " at " << where.fileName() << ":" << where.lineNumber();
+		std::cout << ": " << failure.thrownException()->what() << std::endl;
 	}
 
 	void endTest(CppUnit::Test *test) override
 	{
 		auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-			std::chrono::steady_clock::now() - start_).count();
+				  std::chrono::steady_clock::now() - start_)
+				  .count();
 		if (!failed_ && !skip_reason_.empty()) {
 			skipped++;
-			std::cout << "[ SKIP ] " << test->getName() << ": "
-				<< skip_reason_ << std::endl;
+			std::cout << "[ SKIP ] " << test->getName() << ": " << skip_reason_
+				  << std::endl;
 			return;
 		}
 		(failed_ ? failed : passed)++;
-		std::cout << (failed_ ? "[ FAIL ] " : "[  OK  ] ")
-			<< test->getName() << " (" << ms << " ms)"
-			<< std::endl;
+		std::cout << (failed_ ? "[ FAIL ] " : "[  OK  ] ") << test->getName() << " (" << ms
+			  << " ms)" << std::endl;
 	}
 
 	int passed = 0;
@@ -86,14 +84,13 @@ private:
 
 // runs the leaf tests under `test` whose names contain `filter`; those
 // named Disruptive* (they take a link down) only when the filter says so
-void run_matching(CppUnit::Test *test, const std::string &filter,
-	CppUnit::TestResult &result)
+void run_matching(CppUnit::Test *test, const std::string &filter, CppUnit::TestResult &result)
 {
 	if (test->getChildTestCount() == 0) {
 		const std::string &name = test->getName();
 		const bool disruptive = name.find("Disruptive") != std::string::npos;
 		if (name.find(filter) != std::string::npos &&
-			(!disruptive || filter.find("Disruptive") != std::string::npos))
+		    (!disruptive || filter.find("Disruptive") != std::string::npos))
 			test->run(&result);
 		return;
 	}
@@ -111,8 +108,7 @@ int main(int argc, char *argv[])
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	it::self_exe.assign(exe, len > 0 ? (size_t)len : 0);
 	if (argc > 2) {
-		std::cerr << "usage: " << argv[0] << " [<test-name-part>]"
-			<< std::endl;
+		std::cerr << "usage: " << argv[0] << " [<test-name-part>]" << std::endl;
 		return 2;
 	}
 	if (*it::test_ip() == '\0') {
@@ -124,16 +120,15 @@ int main(int argc, char *argv[])
 	// the native operations are each test's own choice (pair.hh)
 	unsetenv("RPMA_NATIVE_OPS");
 
-	CppUnit::Test *all =
-		CppUnit::TestFactoryRegistry::getRegistry().makeTest();
+	CppUnit::Test *all = CppUnit::TestFactoryRegistry::getRegistry().makeTest();
 	CppUnit::TestResult result;
 	Reporter reporter;
 	result.addListener(&reporter);
 	run_matching(all, argc > 1 ? argv[1] : "", result);
 	delete all;
 
-	std::cout << reporter.passed << " passed, " << reporter.failed
-		<< " failed, " << reporter.skipped << " skipped" << std::endl;
+	std::cout << reporter.passed << " passed, " << reporter.failed << " failed, "
+		  << reporter.skipped << " skipped" << std::endl;
 	if (reporter.failed)
 		return 1;
 	if (reporter.passed)

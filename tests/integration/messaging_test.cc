@@ -23,8 +23,7 @@ struct Msgs {
 
 	explicit Msgs(rpma_peer *peer) : mem(2 * MSG, 0)
 	{
-		mr = reg(peer, mem.data(), mem.size(),
-			RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV);
+		mr = reg(peer, mem.data(), mem.size(), RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV);
 	}
 	unsigned char *recv() { return mem.data(); }
 	unsigned char *send() { return mem.data() + MSG; }
@@ -48,8 +47,7 @@ void expect_imm(const ibv_wc &wc, uint32_t imm)
 }
 
 // waits on a shared channel; the event must come from `cq`
-ibv_wc wait_shared(rpma_conn *conn, rpma_cq *cq, bool is_rcq,
-	ibv_wc_opcode opcode)
+ibv_wc wait_shared(rpma_conn *conn, rpma_cq *cq, bool is_rcq, ibv_wc_opcode opcode)
 {
 	int fd = -1;
 	RPMA_OK(rpma_conn_get_compl_fd(conn, &fd));
@@ -89,9 +87,8 @@ class MessagingTest : public CppUnit::TestFixture {
 		opts.server_cfg = server_cfg;
 		opts.before_accept = [this, posted](rpma_conn_req *req) {
 			for (int i = 0; i < posted; i++)
-				RPMA_OK(rpma_conn_req_recv(req,
-					server_msgs_->mr.get(), 0, MSG,
-					&recv_ctx_));
+				RPMA_OK(rpma_conn_req_recv(req, server_msgs_->mr.get(), 0, MSG,
+							   &recv_ctx_));
 		};
 		return connect_pair(opts);
 	}
@@ -115,22 +112,21 @@ public:
 		Msgs cm(p.client_peer.get());
 		auto msg = pattern(MSG, 7);
 		std::memcpy(cm.send(), msg.data(), MSG);
-		RPMA_OK(rpma_send(p.client.get(), cm.mr.get(), MSG, MSG,
-			RPMA_F_COMPLETION_ALWAYS, nullptr));
+		RPMA_OK(rpma_send(p.client.get(), cm.mr.get(), MSG, MSG, RPMA_F_COMPLETION_ALWAYS,
+				  nullptr));
 		expect_wc(cq_of(p.client.get()), IBV_WC_SEND);
 		ibv_wc wc = expect_wc(cq_of(p.server.get()), IBV_WC_RECV);
 		CPPUNIT_ASSERT_EQUAL((uint32_t)MSG, wc.byte_len);
 		CPPUNIT_ASSERT_EQUAL((uint64_t)(uintptr_t)&recv_ctx_, wc.wr_id);
 		CPPUNIT_ASSERT(!(wc.wc_flags & IBV_WC_WITH_IMM));
-		CPPUNIT_ASSERT(std::memcmp(server_msgs_->recv(), msg.data(),
-			MSG) == 0);
+		CPPUNIT_ASSERT(std::memcmp(server_msgs_->recv(), msg.data(), MSG) == 0);
 
 		// and back, into a receive posted on the live connection
 		static const int ctx = 0;
 		RPMA_OK(rpma_recv(p.client.get(), cm.mr.get(), 0, MSG, &ctx));
 		std::memcpy(server_msgs_->send(), "pong", 5);
-		RPMA_OK(rpma_send(p.server.get(), server_msgs_->mr.get(), MSG,
-			5, RPMA_F_COMPLETION_ALWAYS, nullptr));
+		RPMA_OK(rpma_send(p.server.get(), server_msgs_->mr.get(), MSG, 5,
+				  RPMA_F_COMPLETION_ALWAYS, nullptr));
 		expect_wc(cq_of(p.server.get()), IBV_WC_SEND);
 		wc = expect_wc(cq_of(p.client.get()), IBV_WC_RECV);
 		CPPUNIT_ASSERT_EQUAL((uint64_t)(uintptr_t)&ctx, wc.wr_id);
@@ -145,7 +141,7 @@ public:
 		Msgs cm(p.client_peer.get());
 		std::memcpy(cm.send(), "imm!", 4);
 		RPMA_OK(rpma_send_with_imm(p.client.get(), cm.mr.get(), MSG, 4,
-			RPMA_F_COMPLETION_ALWAYS, 0xA1B2C3D4, nullptr));
+					   RPMA_F_COMPLETION_ALWAYS, 0xA1B2C3D4, nullptr));
 		expect_wc(cq_of(p.client.get()), IBV_WC_SEND);
 		ibv_wc wc = expect_wc(cq_of(p.server.get()), IBV_WC_RECV);
 		expect_imm(wc, 0xA1B2C3D4);
@@ -153,8 +149,8 @@ public:
 		CPPUNIT_ASSERT(std::memcmp(server_msgs_->recv(), "imm!", 4) == 0);
 
 		// no payload at all: no memory region needed
-		RPMA_OK(rpma_send_with_imm(p.client.get(), nullptr, 0, 0,
-			RPMA_F_COMPLETION_ALWAYS, 7, nullptr));
+		RPMA_OK(rpma_send_with_imm(p.client.get(), nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS,
+					   7, nullptr));
 		expect_wc(cq_of(p.client.get()), IBV_WC_SEND);
 		wc = expect_wc(cq_of(p.server.get()), IBV_WC_RECV);
 		expect_imm(wc, 7);
@@ -165,22 +161,19 @@ public:
 	void write_with_imm()
 	{
 		std::vector<unsigned char> target(256, 0);
-		MrLocal tmr = reg(server_peer_.get(), target.data(),
-			target.size(), RPMA_MR_USAGE_WRITE_DST);
+		MrLocal tmr = reg(server_peer_.get(), target.data(), target.size(),
+				  RPMA_MR_USAGE_WRITE_DST);
 		Pair p = connect(1);
 		MrRemote dst = remote_of(tmr.get());
 		auto data = pattern(128, 11);
 		MrLocal src = reg(p.client_peer.get(), data.data(), data.size(),
-			RPMA_MR_USAGE_WRITE_SRC);
-		RPMA_OK(rpma_write_with_imm(p.client.get(), dst.get(), 64,
-			src.get(), 0, 128, RPMA_F_COMPLETION_ALWAYS, 0x01020304,
-			nullptr));
+				  RPMA_MR_USAGE_WRITE_SRC);
+		RPMA_OK(rpma_write_with_imm(p.client.get(), dst.get(), 64, src.get(), 0, 128,
+					    RPMA_F_COMPLETION_ALWAYS, 0x01020304, nullptr));
 		expect_wc(cq_of(p.client.get()), IBV_WC_RDMA_WRITE);
-		ibv_wc wc = expect_wc(cq_of(p.server.get()),
-			IBV_WC_RECV_RDMA_WITH_IMM);
+		ibv_wc wc = expect_wc(cq_of(p.server.get()), IBV_WC_RECV_RDMA_WITH_IMM);
 		expect_imm(wc, 0x01020304);
-		CPPUNIT_ASSERT(std::memcmp(target.data() + 64, data.data(),
-			128) == 0);
+		CPPUNIT_ASSERT(std::memcmp(target.data() + 64, data.data(), 128) == 0);
 		close_pair(p);
 	}
 
@@ -195,13 +188,13 @@ public:
 
 		Msgs cm(p.client_peer.get());
 		RPMA_OK(rpma_recv(p.client.get(), cm.mr.get(), 0, MSG, nullptr));
-		RPMA_OK(rpma_send(p.client.get(), cm.mr.get(), MSG, 8,
-			RPMA_F_COMPLETION_ALWAYS, nullptr));
+		RPMA_OK(rpma_send(p.client.get(), cm.mr.get(), MSG, 8, RPMA_F_COMPLETION_ALWAYS,
+				  nullptr));
 		expect_wc(cq_of(p.client.get()), IBV_WC_SEND);
 		expect_wc(rcq, IBV_WC_RECV);
 		expect_no_wc(cq, 200);
 		RPMA_OK(rpma_send(p.server.get(), server_msgs_->mr.get(), MSG, 8,
-			RPMA_F_COMPLETION_ALWAYS, nullptr));
+				  RPMA_F_COMPLETION_ALWAYS, nullptr));
 		expect_wc(cq, IBV_WC_SEND);
 		expect_no_wc(rcq, 200);
 		// the client has no RCQ: its receive completes on its main CQ
@@ -228,19 +221,18 @@ public:
 		// the client's channels are its own
 		rpma_cq *client_cq = nullptr;
 		bool is_rcq;
+		RPMA_EXPECT(RPMA_E_NOT_SHARED_CHNL, rpma_conn_get_compl_fd(p.client.get(), &fd));
 		RPMA_EXPECT(RPMA_E_NOT_SHARED_CHNL,
-			rpma_conn_get_compl_fd(p.client.get(), &fd));
-		RPMA_EXPECT(RPMA_E_NOT_SHARED_CHNL, rpma_conn_wait(p.client.get(),
-			0, &client_cq, &is_rcq));
+			    rpma_conn_wait(p.client.get(), 0, &client_cq, &is_rcq));
 
 		Msgs cm(p.client_peer.get());
 		RPMA_OK(rpma_recv(p.client.get(), cm.mr.get(), 0, MSG, nullptr));
-		RPMA_OK(rpma_send(p.client.get(), cm.mr.get(), MSG, 8,
-			RPMA_F_COMPLETION_ALWAYS, nullptr));
+		RPMA_OK(rpma_send(p.client.get(), cm.mr.get(), MSG, 8, RPMA_F_COMPLETION_ALWAYS,
+				  nullptr));
 		expect_wc(cq_of(p.client.get()), IBV_WC_SEND);
 		wait_shared(server, rcq, true, IBV_WC_RECV);
-		RPMA_OK(rpma_send(server, server_msgs_->mr.get(), MSG, 8,
-			RPMA_F_COMPLETION_ALWAYS, nullptr));
+		RPMA_OK(rpma_send(server, server_msgs_->mr.get(), MSG, 8, RPMA_F_COMPLETION_ALWAYS,
+				  nullptr));
 		wait_shared(server, cq, false, IBV_WC_SEND);
 		expect_wc(cq_of(p.client.get()), IBV_WC_RECV);
 		close_pair(p);

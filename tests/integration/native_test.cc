@@ -33,8 +33,8 @@ void need_native_atomic_write()
 	skip("built with an rdma-core without ibv_wr_atomic_write (needs >= 44)");
 #endif
 	if (!has_native_atomic_write())
-		skip("the device reports no atomic write (kernel " +
-			platform().kernel + "; rxe has it from 6.2)");
+		skip("the device reports no atomic write (kernel " + platform().kernel +
+		     "; rxe has it from 6.2)");
 }
 
 void need_native_flush()
@@ -43,15 +43,15 @@ void need_native_flush()
 	skip("built with an rdma-core without ibv_wr_flush (needs >= 45)");
 #endif
 	if (!has_native_flush())
-		skip("the device reports no flush (kernel " +
-			platform().kernel + "; rxe has it from 6.2)");
+		skip("the device reports no flush (kernel " + platform().kernel +
+		     "; rxe has it from 6.2)");
 }
 
 ibv_wc expect_success(rpma_cq *cq, const void *ctx)
 {
 	ibv_wc wc = next_wc(cq);
-	CPPUNIT_ASSERT_EQUAL_MESSAGE(ibv_wc_status_str(wc.status),
-		(int)IBV_WC_SUCCESS, (int)wc.status);
+	CPPUNIT_ASSERT_EQUAL_MESSAGE(ibv_wc_status_str(wc.status), (int)IBV_WC_SUCCESS,
+				     (int)wc.status);
 	CPPUNIT_ASSERT_EQUAL((uint64_t)(uintptr_t)ctx, (uint64_t)wc.wr_id);
 	return wc;
 }
@@ -100,8 +100,7 @@ class NativeOpsTest : public CppUnit::TestFixture {
 
 	MrLocal local(int usage)
 	{
-		return reg(pair_->client_peer.get(), local_mem_.data(),
-			local_mem_.size(), usage);
+		return reg(pair_->client_peer.get(), local_mem_.data(), local_mem_.size(), usage);
 	}
 
 	// Stores `value` at dst + offset with rpma_atomic_write and waits for
@@ -109,9 +108,8 @@ class NativeOpsTest : public CppUnit::TestFixture {
 	int store(rpma_mr_remote *dst, size_t offset, const void *value)
 	{
 		static const int ctx = 0;
-		RPMA_OK(rpma_atomic_write(client(), dst, offset,
-			static_cast<const char *>(value), RPMA_F_COMPLETION_ALWAYS,
-			&ctx));
+		RPMA_OK(rpma_atomic_write(client(), dst, offset, static_cast<const char *>(value),
+					  RPMA_F_COMPLETION_ALWAYS, &ctx));
 		return expect_success(client_cq(), &ctx).opcode;
 	}
 
@@ -133,12 +131,11 @@ class NativeOpsTest : public CppUnit::TestFixture {
 	}
 
 	// `len` bytes of local_mem_ (seeded) written to dst, no completion
-	void write_pattern(rpma_mr_remote *dst, const rpma_mr_local *src,
-		size_t len, uint32_t seed)
+	void write_pattern(rpma_mr_remote *dst, const rpma_mr_local *src, size_t len, uint32_t seed)
 	{
 		fill_pattern(local_mem_, seed);
-		RPMA_OK(rpma_write(client(), dst, 0, src, 0, len,
-			RPMA_F_COMPLETION_ON_ERROR, nullptr));
+		RPMA_OK(rpma_write(client(), dst, 0, src, 0, len, RPMA_F_COMPLETION_ON_ERROR,
+				   nullptr));
 	}
 
 public:
@@ -161,7 +158,8 @@ public:
 	{
 		need_native_atomic_write();
 		CPPUNIT_ASSERT_EQUAL_MESSAGE("not the native atomic write",
-			(int)IBV_WC_ATOMIC_WRITE, store_once("atomic_write", 24));
+					     (int)IBV_WC_ATOMIC_WRITE,
+					     store_once("atomic_write", 24));
 	}
 
 	// A reader on the responder's side never sees a mix of two values.
@@ -171,11 +169,10 @@ public:
 		alignas(8) static uint64_t word;
 		word = 0;
 		connect("atomic_write");
-		MrLocal mr = expose(reinterpret_cast<unsigned char *>(&word),
-			sizeof(word), RPMA_MR_USAGE_WRITE_DST);
+		MrLocal mr = expose(reinterpret_cast<unsigned char *>(&word), sizeof(word),
+				    RPMA_MR_USAGE_WRITE_DST);
 		MrRemote dst = remote_of(mr.get());
-		const uint64_t values[2] = {0x0123456789abcdefULL,
-			0xfedcba9876543210ULL};
+		const uint64_t values[2] = {0x0123456789abcdefULL, 0xfedcba9876543210ULL};
 		std::atomic<bool> stop{false};
 		std::atomic<uint64_t> torn{0}, seen{0};
 		std::thread reader([&] {
@@ -190,13 +187,11 @@ public:
 		});
 		bool all_native = true;
 		for (int i = 0; i < 200; i++)
-			all_native &= store(dst.get(), 0, &values[i % 2]) ==
-				IBV_WC_ATOMIC_WRITE;
+			all_native &= store(dst.get(), 0, &values[i % 2]) == IBV_WC_ATOMIC_WRITE;
 		stop = true;
 		reader.join();
 		CPPUNIT_ASSERT(all_native);
-		CPPUNIT_ASSERT_EQUAL_MESSAGE("a torn value was read",
-			(uint64_t)0, torn.load());
+		CPPUNIT_ASSERT_EQUAL_MESSAGE("a torn value was read", (uint64_t)0, torn.load());
 		CPPUNIT_ASSERT(seen.load() > 0);
 		CPPUNIT_ASSERT_EQUAL(values[1], word);
 	}
@@ -210,8 +205,8 @@ public:
 		const bool flush_native = has_native_flush();
 		std::vector<unsigned char> mem(SIZE, 0);
 		connect(flush_native ? "all" : "atomic_write");
-		MrLocal mr = expose(mem.data(), SIZE, RPMA_MR_USAGE_WRITE_DST |
-			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+		MrLocal mr = expose(mem.data(), SIZE,
+				    RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 		MrRemote dst = remote_of(mr.get());
 		MrLocal src = local(RPMA_MR_USAGE_WRITE_SRC);
 		const size_t data_len = SIZE - 8;
@@ -219,20 +214,18 @@ public:
 			write_pattern(dst.get(), src.get(), data_len, round);
 			static const int flush_ctx = 0, used_ctx = 0;
 			RPMA_OK(rpma_flush(client(), dst.get(), 0, data_len,
-				RPMA_FLUSH_TYPE_VISIBILITY,
-				RPMA_F_COMPLETION_ALWAYS, &flush_ctx));
+					   RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS,
+					   &flush_ctx));
 			const uint64_t used = round;
 			RPMA_OK(rpma_atomic_write(client(), dst.get(), data_len,
-				reinterpret_cast<const char *>(&used),
-				RPMA_F_COMPLETION_ALWAYS, &used_ctx));
+						  reinterpret_cast<const char *>(&used),
+						  RPMA_F_COMPLETION_ALWAYS, &used_ctx));
 			ibv_wc wc = expect_success(client_cq(), &flush_ctx);
-			CPPUNIT_ASSERT_EQUAL(flush_native ? WC_FLUSH :
-				(int)IBV_WC_RDMA_READ, (int)wc.opcode);
+			CPPUNIT_ASSERT_EQUAL(flush_native ? WC_FLUSH : (int)IBV_WC_RDMA_READ,
+					     (int)wc.opcode);
 			wc = expect_success(client_cq(), &used_ctx);
-			CPPUNIT_ASSERT_EQUAL((int)IBV_WC_ATOMIC_WRITE,
-				(int)wc.opcode);
-			CPPUNIT_ASSERT(std::memcmp(mem.data(), local_mem_.data(),
-				data_len) == 0);
+			CPPUNIT_ASSERT_EQUAL((int)IBV_WC_ATOMIC_WRITE, (int)wc.opcode);
+			CPPUNIT_ASSERT(std::memcmp(mem.data(), local_mem_.data(), data_len) == 0);
 			uint64_t landed;
 			std::memcpy(&landed, mem.data() + data_len, 8);
 			CPPUNIT_ASSERT_EQUAL(used, landed);
@@ -245,15 +238,14 @@ public:
 	{
 		std::vector<unsigned char> mem(SIZE, 0);
 		connect(native_ops);
-		MrLocal mr = expose(mem.data(), SIZE, RPMA_MR_USAGE_WRITE_DST |
-			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+		MrLocal mr = expose(mem.data(), SIZE,
+				    RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 		MrRemote dst = remote_of(mr.get());
 		MrLocal src = local(RPMA_MR_USAGE_WRITE_SRC);
 		write_pattern(dst.get(), src.get(), SIZE, 3);
 		static const int ctx = 0;
-		RPMA_OK(rpma_flush(client(), dst.get(), 0, SIZE,
-			RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS,
-			&ctx));
+		RPMA_OK(rpma_flush(client(), dst.get(), 0, SIZE, RPMA_FLUSH_TYPE_VISIBILITY,
+				   RPMA_F_COMPLETION_ALWAYS, &ctx));
 		ibv_wc wc = expect_success(client_cq(), &ctx);
 		CPPUNIT_ASSERT(mem == local_mem_);
 		return (int)wc.opcode;
@@ -262,14 +254,14 @@ public:
 	void flush_emulated_unless_enabled()
 	{
 		CPPUNIT_ASSERT_EQUAL((int)IBV_WC_RDMA_READ,
-			visibility_flush_opcode("atomic_write"));
+				     visibility_flush_opcode("atomic_write"));
 	}
 
 	void flush_native_visibility_on_dram()
 	{
 		need_native_flush();
 		CPPUNIT_ASSERT_EQUAL_MESSAGE("not the native flush", WC_FLUSH,
-			visibility_flush_opcode("flush"));
+					     visibility_flush_opcode("flush"));
 	}
 
 	void flush_native_persistent_on_devdax()
@@ -278,22 +270,19 @@ public:
 		PmemMapping pmem = PmemMapping::devdax(2 << 20);
 		connect("flush");
 		std::fill_n(pmem.data(), SIZE, 0);
-		MrLocal mr = expose(pmem.data(), SIZE, RPMA_MR_USAGE_WRITE_DST |
-			RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+		MrLocal mr = expose(pmem.data(), SIZE,
+				    RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 		MrRemote dst = remote_of(mr.get());
 		PeerCfg cfg = direct_write_cfg();
 		RPMA_OK(rpma_conn_apply_remote_peer_cfg(client(), cfg.get()));
 		MrLocal src = local(RPMA_MR_USAGE_WRITE_SRC);
 		write_pattern(dst.get(), src.get(), SIZE, 5);
 		static const int ctx = 0;
-		RPMA_OK(rpma_flush(client(), dst.get(), 0, SIZE,
-			RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS,
-			&ctx));
+		RPMA_OK(rpma_flush(client(), dst.get(), 0, SIZE, RPMA_FLUSH_TYPE_PERSISTENT,
+				   RPMA_F_COMPLETION_ALWAYS, &ctx));
 		ibv_wc wc = expect_success(client_cq(), &ctx);
-		CPPUNIT_ASSERT_EQUAL_MESSAGE("not the native flush", WC_FLUSH,
-			(int)wc.opcode);
-		CPPUNIT_ASSERT(std::memcmp(pmem.data(), local_mem_.data(),
-			SIZE) == 0);
+		CPPUNIT_ASSERT_EQUAL_MESSAGE("not the native flush", WC_FLUSH, (int)wc.opcode);
+		CPPUNIT_ASSERT(std::memcmp(pmem.data(), local_mem_.data(), SIZE) == 0);
 	}
 
 	// A responder that grants only RDMA reads for flushes (librpma 1.2, or
@@ -307,29 +296,28 @@ public:
 		connect("flush");
 		{
 			MrLocal mr = expose(mem.data(), SIZE,
-				RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
+					    RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
 			MrRemote dst = flush_usage_without_access(mr.get());
 			MrLocal src = local(RPMA_MR_USAGE_WRITE_SRC);
 			write_pattern(dst.get(), src.get(), SIZE, 6);
 			static const int ctx = 0;
-			RPMA_OK(rpma_flush(client(), dst.get(), 0, SIZE,
-				RPMA_FLUSH_TYPE_VISIBILITY,
-				RPMA_F_COMPLETION_ALWAYS, &ctx));
+			RPMA_OK(rpma_flush(client(), dst.get(), 0, SIZE, RPMA_FLUSH_TYPE_VISIBILITY,
+					   RPMA_F_COMPLETION_ALWAYS, &ctx));
 			ibv_wc wc = next_wc(client_cq());
 			CPPUNIT_ASSERT_MESSAGE("the responder executed a flush "
-				"it never granted", wc.status != IBV_WC_SUCCESS);
+					       "it never granted",
+					       wc.status != IBV_WC_SUCCESS);
 			CPPUNIT_ASSERT(mem == local_mem_);
 		}
 		close_pair(*pair_);
 
 		connect(nullptr);
-		MrLocal mr = expose(mem.data(), SIZE, RPMA_MR_USAGE_WRITE_DST |
-			RPMA_MR_USAGE_READ_SRC);
+		MrLocal mr = expose(mem.data(), SIZE,
+				    RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
 		MrRemote dst = flush_usage_without_access(mr.get());
 		static const int ctx = 0;
-		RPMA_OK(rpma_flush(client(), dst.get(), 0, SIZE,
-			RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS,
-			&ctx));
+		RPMA_OK(rpma_flush(client(), dst.get(), 0, SIZE, RPMA_FLUSH_TYPE_VISIBILITY,
+				   RPMA_F_COMPLETION_ALWAYS, &ctx));
 		ibv_wc wc = expect_success(client_cq(), &ctx);
 		CPPUNIT_ASSERT_EQUAL((int)IBV_WC_RDMA_READ, (int)wc.opcode);
 	}
@@ -344,8 +332,7 @@ public:
 		RPMA_OK(rpma_mr_get_descriptor(mr, desc.data()));
 		desc[size - 1] |= RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY;
 		rpma_mr_remote *remote = nullptr;
-		RPMA_OK(rpma_mr_remote_from_descriptor(desc.data(), size,
-			&remote));
+		RPMA_OK(rpma_mr_remote_from_descriptor(desc.data(), size, &remote));
 		return MrRemote(remote);
 	}
 };

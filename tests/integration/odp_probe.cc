@@ -40,8 +40,8 @@ class Anonymous {
 public:
 	explicit Anonymous(size_t size) : size_(size)
 	{
-		addr_ = mmap(nullptr, size, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		addr_ = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			     0);
 		if (addr_ == MAP_FAILED)
 			fail("mmap", errno);
 	}
@@ -114,9 +114,10 @@ void connect(ibv_qp *qp, uint32_t remote_qpn, const Address &a)
 	attr.qp_state = IBV_QPS_INIT;
 	attr.port_num = 1;
 	attr.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-		IBV_ACCESS_REMOTE_READ;
-	int ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-		IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+			       IBV_ACCESS_REMOTE_READ;
+	int ret = ibv_modify_qp(qp, &attr,
+				IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					IBV_QP_ACCESS_FLAGS);
 	if (ret)
 		fail("ibv_modify_qp(INIT)", ret);
 
@@ -132,9 +133,10 @@ void connect(ibv_qp *qp, uint32_t remote_qpn, const Address &a)
 	attr.ah_attr.grh.dgid = a.gid;
 	attr.ah_attr.grh.sgid_index = (uint8_t)a.gid_index;
 	attr.ah_attr.grh.hop_limit = 1;
-	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-		IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-		IBV_QP_MIN_RNR_TIMER);
+	ret = ibv_modify_qp(qp, &attr,
+			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				    IBV_QP_MIN_RNR_TIMER);
 	if (ret)
 		fail("ibv_modify_qp(RTR)", ret);
 
@@ -144,16 +146,16 @@ void connect(ibv_qp *qp, uint32_t remote_qpn, const Address &a)
 	attr.retry_cnt = 7;
 	attr.rnr_retry = 7;
 	attr.max_rd_atomic = 1;
-	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT |
-		IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-		IBV_QP_MAX_QP_RD_ATOMIC);
+	ret = ibv_modify_qp(qp, &attr,
+			    IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 	if (ret)
 		fail("ibv_modify_qp(RTS)", ret);
 }
 
 // posts one signaled RDMA operation of LEN bytes and waits for it
-void transfer(ibv_qp *qp, ibv_cq *cq, ibv_wr_opcode opcode, const ibv_mr *local,
-	uint64_t remote, uint32_t rkey)
+void transfer(ibv_qp *qp, ibv_cq *cq, ibv_wr_opcode opcode, const ibv_mr *local, uint64_t remote,
+	      uint32_t rkey)
 {
 	ibv_sge sge{(uintptr_t)local->addr, (uint32_t)LEN, local->lkey};
 	ibv_send_wr wr{}, *bad = nullptr;
@@ -190,8 +192,9 @@ enum Placement { WHERE_ASKED, PAGE_START, ELSEWHERE };
 
 const char *describe(Placement p)
 {
-	return p == WHERE_ASKED ? "where asked" : p == PAGE_START ?
-		"at the start of the page" : "nowhere expected";
+	return p == WHERE_ASKED  ? "where asked"
+	       : p == PAGE_START ? "at the start of the page"
+				 : "nowhere expected";
 }
 
 OdpProbe run(ibv_context *context, const char *ip)
@@ -201,8 +204,8 @@ OdpProbe run(ibv_context *context, const char *ip)
 	if (ret)
 		fail("ibv_query_device_ex", ret);
 	const uint32_t rc = dev.odp_caps.per_transport_caps.rc_odp_caps;
-	if (!(dev.odp_caps.general_caps & IBV_ODP_SUPPORT) ||
-	    !(rc & IBV_ODP_SUPPORT_WRITE) || !(rc & IBV_ODP_SUPPORT_READ))
+	if (!(dev.odp_caps.general_caps & IBV_ODP_SUPPORT) || !(rc & IBV_ODP_SUPPORT_WRITE) ||
+	    !(rc & IBV_ODP_SUPPORT_READ))
 		return {OdpProbe::NO_ODP, "the device reports no ODP for RC reads and writes"};
 
 	const Address address = address_of(context, ip);
@@ -219,8 +222,9 @@ OdpProbe run(ibv_context *context, const char *ip)
 
 	// the region: two pages of anonymous DRAM, paged on demand
 	Anonymous region(2 * page);
-	Mr odp(ibv_reg_mr(pd.get(), region.data(), 2 * page, IBV_ACCESS_LOCAL_WRITE |
-		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ON_DEMAND));
+	Mr odp(ibv_reg_mr(pd.get(), region.data(), 2 * page,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ON_DEMAND));
 	if (!odp)
 		fail("ibv_reg_mr(IBV_ACCESS_ON_DEMAND) of anonymous DRAM", errno);
 	// the initiator's side: registered plainly
@@ -232,26 +236,29 @@ OdpProbe run(ibv_context *context, const char *ip)
 
 	// page 0: a write into the middle of an empty page
 	fill(local.data(), 0x10);
-	transfer(requester.get(), cq.get(), IBV_WR_RDMA_WRITE, plain.get(),
-		base + WRITE_AT, odp->rkey);
+	transfer(requester.get(), cq.get(), IBV_WR_RDMA_WRITE, plain.get(), base + WRITE_AT,
+		 odp->rkey);
 	const unsigned char *p0 = region.data();
-	const Placement write = !std::memcmp(p0 + WRITE_AT, local.data(), LEN) ? WHERE_ASKED :
-		!std::memcmp(p0, local.data(), LEN) ? PAGE_START : ELSEWHERE;
+	const Placement write = !std::memcmp(p0 + WRITE_AT, local.data(), LEN) ? WHERE_ASKED
+				: !std::memcmp(p0, local.data(), LEN)          ? PAGE_START
+									       : ELSEWHERE;
 
 	// page 1: a read from its middle, the page's start holding other bytes
 	unsigned char *p1 = region.data() + page;
 	fill(p1, 0x40);
 	fill(p1 + READ_AT, 0x80);
 	std::fill(local.begin(), local.end(), 0);
-	transfer(requester.get(), cq.get(), IBV_WR_RDMA_READ, plain.get(),
-		base + page + READ_AT, odp->rkey);
-	const Placement read = !std::memcmp(local.data(), p1 + READ_AT, LEN) ? WHERE_ASKED :
-		!std::memcmp(local.data(), p1, LEN) ? PAGE_START : ELSEWHERE;
+	transfer(requester.get(), cq.get(), IBV_WR_RDMA_READ, plain.get(), base + page + READ_AT,
+		 odp->rkey);
+	const Placement read = !std::memcmp(local.data(), p1 + READ_AT, LEN) ? WHERE_ASKED
+			       : !std::memcmp(local.data(), p1, LEN)         ? PAGE_START
+									     : ELSEWHERE;
 
-	const std::string detail = "an RDMA write of " + std::to_string(LEN) +
-		" bytes to offset " + std::to_string(WRITE_AT) + " of a page landed " +
-		describe(write) + ", a read from offset " + std::to_string(READ_AT) +
-		" returned the bytes " + describe(read);
+	const std::string detail = "an RDMA write of " + std::to_string(LEN) + " bytes to offset " +
+				   std::to_string(WRITE_AT) + " of a page landed " +
+				   describe(write) + ", a read from offset " +
+				   std::to_string(READ_AT) + " returned the bytes " +
+				   describe(read);
 	if (write == WHERE_ASKED && read == WHERE_ASKED)
 		return {OdpProbe::KEPT, detail};
 	if (write == ELSEWHERE || read == ELSEWHERE)
@@ -274,10 +281,12 @@ std::string odp_offset_defect(const OdpProbe &probe)
 {
 	utsname u{};
 	const std::string kernel = uname(&u) == 0 ? u.release : "?";
-	return "kernel " + kernel + " loses the offset within a page of every "
-		"RDMA access to an On-Demand Paging region (rxe: "
-		"__rxe_odp_mr_copy() in rxe_odp.c), so data would land misplaced; "
-		"the ODP probe on DRAM: " + probe.detail;
+	return "kernel " + kernel +
+	       " loses the offset within a page of every "
+	       "RDMA access to an On-Demand Paging region (rxe: "
+	       "__rxe_odp_mr_copy() in rxe_odp.c), so data would land misplaced; "
+	       "the ODP probe on DRAM: " +
+	       probe.detail;
 }
 
 } // namespace it

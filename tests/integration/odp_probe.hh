@@ -20,8 +20,8 @@ namespace it {
 
 struct OdpProbe {
 	enum Verdict {
-		KEPT, // both operations placed their data where asked
-		LOST, // data landed at (or came from) the start of the page
+		KEPT,   // both operations placed their data where asked
+		LOST,   // data landed at (or came from) the start of the page
 		NO_ODP, // the device reports no ODP for RC reads and writes
 		BROKEN, // the probe could not tell (setup failed, garbled data)
 	};

@@ -24,7 +24,7 @@ int main(int argc, char *argv[])
 	int ret = rpma_utils_get_ibv_context(ip, RPMA_UTIL_IBV_CONTEXT_LOCAL, &context);
 	if (ret) {
 		std::printf("odp-probe: cannot tell: no RDMA device for %s: %s\n", ip,
-			rpma_err_2str(ret));
+			    rpma_err_2str(ret));
 		return 2;
 	}
 	const it::OdpProbe probe = it::probe_odp_offsets(context, ip);

@@ -28,8 +28,8 @@ namespace {
 void need_odp()
 {
 	if (!platform().rc_odp)
-		skip("the device reports no On-Demand Paging for RC (kernel " +
-			platform().kernel + "; rxe has it from 6.15)");
+		skip("the device reports no On-Demand Paging for RC (kernel " + platform().kernel +
+		     "; rxe has it from 6.15)");
 }
 
 // the probe, once per run of the suite
@@ -55,18 +55,16 @@ int raw_advise_errno()
 	CPPUNIT_ASSERT_MESSAGE("ibv_alloc_pd", pd != nullptr);
 	std::vector<unsigned char> buf(1 << 16);
 	ibv_mr *mr = ibv_reg_mr(pd, buf.data(), buf.size(),
-		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+				IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
 	int err = mr ? 0 : errno;
 	if (mr) {
-		ibv_sge sge = {(uintptr_t)buf.data(), (uint32_t)buf.size(),
-			mr->lkey};
+		ibv_sge sge = {(uintptr_t)buf.data(), (uint32_t)buf.size(), mr->lkey};
 		err = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
-			IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+				    IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
 		ibv_dereg_mr(mr);
 	}
 	ibv_dealloc_pd(pd);
-	CPPUNIT_ASSERT_EQUAL_MESSAGE("an ODP registration of DRAM", 0,
-		mr ? 0 : err);
+	CPPUNIT_ASSERT_EQUAL_MESSAGE("an ODP registration of DRAM", 0, mr ? 0 : err);
 	return err;
 }
 
@@ -83,8 +81,7 @@ long faults_touching(unsigned char *mem, size_t size)
 }
 
 // LEN where a and b agree throughout
-size_t first_difference(const unsigned char *a, const unsigned char *b,
-	size_t len)
+size_t first_difference(const unsigned char *a, const unsigned char *b, size_t len)
 {
 	return (size_t)(std::mismatch(a, a + len, b).first - a);
 }
@@ -104,8 +101,7 @@ public:
 	{
 		need_odp();
 		int is_odp = 0;
-		RPMA_OK(rpma_utils_ibv_context_is_odp_capable(
-			platform().context, &is_odp));
+		RPMA_OK(rpma_utils_ibv_context_is_odp_capable(platform().context, &is_odp));
 		CPPUNIT_ASSERT_EQUAL(1, is_odp);
 	}
 
@@ -117,7 +113,7 @@ public:
 		const OdpProbe &probe = odp_probe();
 		need_odp_offsets_kept();
 		CPPUNIT_ASSERT_MESSAGE("the ODP probe: " + probe.detail,
-			probe.verdict == OdpProbe::KEPT);
+				       probe.verdict == OdpProbe::KEPT);
 	}
 
 	void fsdax_region_carries_reads_and_writes()
@@ -130,27 +126,25 @@ public:
 		Pair pair = connect_pair();
 		// the ODP path: a plain registration of FS DAX fails
 		MrLocal mr = reg(pair.server_peer.get(), pmem.data(), SIZE,
-			RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
+				 RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
 		MrRemote remote = remote_of(mr.get());
 		std::vector<unsigned char> out = pattern(LEN, 7), in(LEN, 0);
-		MrLocal src = reg(pair.client_peer.get(), out.data(), LEN,
-			RPMA_MR_USAGE_WRITE_SRC);
-		MrLocal dst = reg(pair.client_peer.get(), in.data(), LEN,
-			RPMA_MR_USAGE_READ_DST);
+		MrLocal src = reg(pair.client_peer.get(), out.data(), LEN, RPMA_MR_USAGE_WRITE_SRC);
+		MrLocal dst = reg(pair.client_peer.get(), in.data(), LEN, RPMA_MR_USAGE_READ_DST);
 		rpma_conn *client = pair.client.get();
 		RPMA_OK(rpma_write(client, remote.get(), AT, src.get(), 0, LEN,
-			RPMA_F_COMPLETION_ALWAYS, nullptr));
+				   RPMA_F_COMPLETION_ALWAYS, nullptr));
 		expect_wc(cq_of(client), IBV_WC_RDMA_WRITE);
-		CPPUNIT_ASSERT_EQUAL_MESSAGE("the write's first wrong byte",
-			LEN, first_difference(pmem.data() + AT, out.data(), LEN));
+		CPPUNIT_ASSERT_EQUAL_MESSAGE("the write's first wrong byte", LEN,
+					     first_difference(pmem.data() + AT, out.data(), LEN));
 		// read back what another writer put there meanwhile
 		std::vector<unsigned char> later = pattern(LEN, 8);
 		std::memcpy(pmem.data() + AT, later.data(), LEN);
 		RPMA_OK(rpma_read(client, dst.get(), 0, remote.get(), AT, LEN,
-			RPMA_F_COMPLETION_ALWAYS, nullptr));
+				  RPMA_F_COMPLETION_ALWAYS, nullptr));
 		expect_wc(cq_of(client), IBV_WC_RDMA_READ);
-		CPPUNIT_ASSERT_EQUAL_MESSAGE("the read's first wrong byte",
-			LEN, first_difference(in.data(), later.data(), LEN));
+		CPPUNIT_ASSERT_EQUAL_MESSAGE("the read's first wrong byte", LEN,
+					     first_difference(in.data(), later.data(), LEN));
 		close_pair(pair);
 	}
 
@@ -164,24 +158,24 @@ public:
 		int err = raw_advise_errno();
 		if (err == EOPNOTSUPP || err == ENOTSUP || err == ENOSYS)
 			skip("the verbs provider or the kernel cannot prefetch "
-				"(ibv_advise_mr: " + std::string(strerror(err)) +
-				"; rxe has it from kernel 6.17 with a provider "
-				"that implements it)");
+			     "(ibv_advise_mr: " +
+			     std::string(strerror(err)) +
+			     "; rxe has it from kernel 6.17 with a provider "
+			     "that implements it)");
 		CPPUNIT_ASSERT_EQUAL_MESSAGE("ibv_advise_mr", 0, err);
 		Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_LOCAL);
 		MrLocal advised = reg(peer.get(), pmem.data(), HALF,
-			RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
+				      RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
 		MrLocal plain = reg(peer.get(), pmem.data() + HALF, HALF,
-			RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
-		RPMA_OK(rpma_mr_advise(advised.get(), 0, HALF,
-			IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
-			IBV_ADVISE_MR_FLAG_FLUSH));
+				    RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
+		RPMA_OK(rpma_mr_advise(advised.get(), 0, HALF, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+				       IBV_ADVISE_MR_FLAG_FLUSH));
 		long plain_faults = faults_touching(pmem.data() + HALF, HALF);
 		long advised_faults = faults_touching(pmem.data(), HALF);
 		CPPUNIT_ASSERT_MESSAGE("faults after the prefetch: " +
-			std::to_string(advised_faults) + ", without: " +
-			std::to_string(plain_faults),
-			advised_faults < plain_faults);
+					       std::to_string(advised_faults) +
+					       ", without: " + std::to_string(plain_faults),
+				       advised_faults < plain_faults);
 	}
 };
 

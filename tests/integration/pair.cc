@@ -20,8 +20,8 @@ Peer new_peer(rpma_util_ibv_context_type type)
 }
 
 // empty private data is sent as none at all
-static const rpma_conn_private_data *
-pdata_of(const std::vector<unsigned char> &bytes, rpma_conn_private_data *pd)
+static const rpma_conn_private_data *pdata_of(const std::vector<unsigned char> &bytes,
+					      rpma_conn_private_data *pd)
 {
 	if (bytes.empty())
 		return nullptr;
@@ -50,24 +50,22 @@ Pair connect_pair(const PairOptions &opts)
 	p.ep.reset(ep);
 
 	rpma_conn_req *creq = nullptr;
-	RPMA_OK(rpma_conn_req_new(p.client_peer.get(), test_ip(), port.c_str(),
-		opts.client_cfg, &creq));
+	RPMA_OK(rpma_conn_req_new(p.client_peer.get(), test_ip(), port.c_str(), opts.client_cfg,
+				  &creq));
 	ConnReq client_req(creq);
 	if (opts.before_connect)
 		opts.before_connect(creq);
 	rpma_conn_private_data cpd, spd;
 	rpma_conn *conn = nullptr;
 	creq = client_req.release(); // consumed by connect, success or not
-	RPMA_OK(rpma_conn_req_connect(&creq,
-		pdata_of(opts.client_pdata, &cpd), &conn));
+	RPMA_OK(rpma_conn_req_connect(&creq, pdata_of(opts.client_pdata, &cpd), &conn));
 	p.client.reset(conn);
 
 	ConnReq server_req(next_conn_req(p.ep.get(), opts.server_cfg));
 	if (opts.before_accept)
 		opts.before_accept(server_req.get());
 	rpma_conn_req *sreq = server_req.release();
-	RPMA_OK(rpma_conn_req_connect(&sreq,
-		pdata_of(opts.server_pdata, &spd), &conn));
+	RPMA_OK(rpma_conn_req_connect(&sreq, pdata_of(opts.server_pdata, &spd), &conn));
 	p.server.reset(conn);
 
 	// The client first: librdmacm answers the server's accept (the RTU

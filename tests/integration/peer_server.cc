@@ -25,7 +25,7 @@ void serve(const char *port, int ready_fd)
 	Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_LOCAL);
 	std::vector<unsigned char> mem(PEER_REGION_SIZE, 0);
 	MrLocal mr = reg(peer.get(), mem.data(), mem.size(),
-		RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
+			 RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
 	unsigned char desc[21];
 	RPMA_OK(rpma_mr_get_descriptor(mr.get(), desc));
 
@@ -49,8 +49,7 @@ void serve(const char *port, int ready_fd)
 int peer_server_main(int argc, char *argv[])
 {
 	if (argc != 4) {
-		std::fprintf(stderr, "usage: %s --peer-server <port> <ready-fd>\n",
-			argv[0]);
+		std::fprintf(stderr, "usage: %s --peer-server <port> <ready-fd>\n", argv[0]);
 		return 2;
 	}
 	alarm(LIFETIME_S);

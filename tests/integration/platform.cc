@@ -30,15 +30,14 @@ Platform probe()
 	utsname u{};
 	if (uname(&u) == 0)
 		p.kernel = u.release;
-	RPMA_OK(rpma_utils_get_ibv_context(test_ip(),
-		RPMA_UTIL_IBV_CONTEXT_LOCAL, &p.context));
+	RPMA_OK(rpma_utils_get_ibv_context(test_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &p.context));
 	ibv_device_attr_ex attr{};
 	int ret = ibv_query_device_ex(p.context, nullptr, &attr);
 	CPPUNIT_ASSERT_EQUAL_MESSAGE("ibv_query_device_ex", 0, ret);
 	p.cap_flags_ex = attr.device_cap_flags_ex;
 	const uint32_t rc = attr.odp_caps.per_transport_caps.rc_odp_caps;
-	p.rc_odp = (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
-		(rc & IBV_ODP_SUPPORT_READ) && (rc & IBV_ODP_SUPPORT_WRITE);
+	p.rc_odp = (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) && (rc & IBV_ODP_SUPPORT_READ) &&
+		   (rc & IBV_ODP_SUPPORT_WRITE);
 	return p;
 }
 
@@ -110,8 +109,8 @@ PmemMapping PmemMapping::fsdax_file(size_t size)
 	CPPUNIT_ASSERT_MESSAGE("mkstemp in " + dir, fd >= 0);
 	// allocated up front: a DAX fault on a hole would allocate blocks
 	int ret = posix_fallocate(fd, 0, (off_t)size);
-	void *addr = ret == 0 ? mmap(nullptr, size, PROT_READ | PROT_WRITE,
-		MAP_SHARED, fd, 0) : MAP_FAILED;
+	void *addr = ret == 0 ? mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+			      : MAP_FAILED;
 	close(fd);
 	if (addr == MAP_FAILED)
 		unlink(path.c_str());

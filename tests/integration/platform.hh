@@ -20,10 +20,10 @@ inline const std::string SKIP_PREFIX = "SKIP: ";
 [[noreturn]] void skip(const std::string &reason);
 
 struct Platform {
-	std::string kernel; // uname -r
+	std::string kernel;             // uname -r
 	ibv_context *context = nullptr; // the device serving test_ip()
-	uint64_t cap_flags_ex = 0; // IB_UVERBS_DEVICE_* bits
-	bool rc_odp = false; // ODP for RC reads and writes
+	uint64_t cap_flags_ex = 0;      // IB_UVERBS_DEVICE_* bits
+	bool rc_odp = false;            // ODP for RC reads and writes
 };
 
 const Platform &platform();
@@ -53,7 +53,9 @@ public:
 
 private:
 	PmemMapping(void *addr, size_t size, std::string file)
-		: addr_(addr), size_(size), file_(std::move(file)) {}
+		: addr_(addr), size_(size), file_(std::move(file))
+	{
+	}
 	void *addr_;
 	size_t size_;
 	std::string file_; // removed on destruction if not empty

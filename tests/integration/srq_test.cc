@@ -46,8 +46,7 @@ void send_name(Pair &p, int i, std::vector<unsigned char> &buf, MrLocal &mr)
 	buf.assign(MSG, 0);
 	std::snprintf((char *)buf.data(), MSG, "client %d", i);
 	mr = reg(p.client_peer.get(), buf.data(), MSG, RPMA_MR_USAGE_SEND);
-	RPMA_OK(rpma_send(p.client.get(), mr.get(), 0, MSG,
-		RPMA_F_COMPLETION_ALWAYS, nullptr));
+	RPMA_OK(rpma_send(p.client.get(), mr.get(), 0, MSG, RPMA_F_COMPLETION_ALWAYS, nullptr));
 	expect_wc(cq_of(p.client.get()), IBV_WC_SEND);
 }
 
@@ -72,11 +71,10 @@ class SrqTest : public CppUnit::TestFixture {
 		ConnCfg cfg = cfg_with_srq(srq.get());
 
 		std::vector<unsigned char> slots(CONNS * MSG, 0);
-		MrLocal slots_mr = reg(speer.get(), slots.data(), slots.size(),
-			RPMA_MR_USAGE_RECV);
+		MrLocal slots_mr = reg(speer.get(), slots.data(), slots.size(), RPMA_MR_USAGE_RECV);
 		for (int i = 0; i < CONNS; i++)
-			RPMA_OK(rpma_srq_recv(srq.get(), slots_mr.get(),
-				i * MSG, MSG, (void *)(uintptr_t)i));
+			RPMA_OK(rpma_srq_recv(srq.get(), slots_mr.get(), i * MSG, MSG,
+					      (void *)(uintptr_t)i));
 
 		PairOptions opts;
 		opts.server_peer = speer.get();
@@ -103,8 +101,8 @@ class SrqTest : public CppUnit::TestFixture {
 				wc = expect_wc(srq_rcq, IBV_WC_RECV);
 			} else {
 				// each connection's CQ holds its own receive
-				wc = expect_wc(cq_of(pairs[CONNS - 1 - n]
-					.server.get()), IBV_WC_RECV);
+				wc = expect_wc(cq_of(pairs[CONNS - 1 - n].server.get()),
+					       IBV_WC_RECV);
 			}
 			CPPUNIT_ASSERT(conn_of_qp.count(wc.qp_num));
 			int who = conn_of_qp[wc.qp_num];
@@ -112,8 +110,7 @@ class SrqTest : public CppUnit::TestFixture {
 			char expected[MSG] = {0};
 			std::snprintf(expected, MSG, "client %d", who);
 			CPPUNIT_ASSERT_EQUAL(std::string(expected),
-				std::string((char *)slots.data() +
-					wc.wr_id * MSG));
+					     std::string((char *)slots.data() + wc.wr_id * MSG));
 			CPPUNIT_ASSERT(!heard[who]);
 			heard[who] = true;
 		}

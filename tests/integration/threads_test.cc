@@ -38,8 +38,7 @@ constexpr size_t MSG = 16;
 // threads whose failures (exceptions) become the test's failure
 class Threads {
 public:
-	template <typename Fn>
-	void spawn(Fn fn)
+	template <typename Fn> void spawn(Fn fn)
 	{
 		threads_.emplace_back([this, fn] {
 			try {
@@ -76,19 +75,17 @@ private:
 struct Server {
 	Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_LOCAL);
 	std::vector<unsigned char> region = std::vector<unsigned char>(N * SLICE);
-	MrLocal region_mr = reg(peer.get(), region.data(), region.size(),
-		RPMA_MR_USAGE_WRITE_DST);
+	MrLocal region_mr = reg(peer.get(), region.data(), region.size(), RPMA_MR_USAGE_WRITE_DST);
 	// per connection: a receive slot, then a send slot
 	std::vector<unsigned char> msgs = std::vector<unsigned char>(2 * N * MSG);
 	MrLocal msgs_mr = reg(peer.get(), msgs.data(), msgs.size(),
-		RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV);
+			      RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV);
 };
 
 void client(rpma_peer *peer, const std::string &port, int id)
 {
 	rpma_conn_req *req = nullptr;
-	RPMA_OK(rpma_conn_req_new(peer, test_ip(), port.c_str(), nullptr,
-		&req));
+	RPMA_OK(rpma_conn_req_new(peer, test_ip(), port.c_str(), nullptr, &req));
 	rpma_conn *raw = nullptr;
 	RPMA_OK(rpma_conn_req_connect(&req, nullptr, &raw));
 	Conn conn(raw);
@@ -103,13 +100,12 @@ void client(rpma_peer *peer, const std::string &port, int id)
 	std::vector<unsigned char> mem = pattern(SLICE + 2 * MSG, id);
 	std::snprintf((char *)&mem[SLICE + MSG], MSG, "%d", id);
 	MrLocal mr = reg(peer, mem.data(), mem.size(),
-		RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND |
-		RPMA_MR_USAGE_RECV);
-	RPMA_OK(rpma_write(conn.get(), dst.get(), id * SLICE, mr.get(), 0,
-		SLICE, RPMA_F_COMPLETION_ON_ERROR, nullptr));
+			 RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV);
+	RPMA_OK(rpma_write(conn.get(), dst.get(), id * SLICE, mr.get(), 0, SLICE,
+			   RPMA_F_COMPLETION_ON_ERROR, nullptr));
 	RPMA_OK(rpma_recv(conn.get(), mr.get(), SLICE, MSG, nullptr));
-	RPMA_OK(rpma_send(conn.get(), mr.get(), SLICE + MSG, MSG,
-		RPMA_F_COMPLETION_ALWAYS, nullptr));
+	RPMA_OK(rpma_send(conn.get(), mr.get(), SLICE + MSG, MSG, RPMA_F_COMPLETION_ALWAYS,
+			  nullptr));
 	rpma_cq *cq = cq_of(conn.get());
 	// the echo may complete before the send does
 	ibv_wc a = next_wc(cq), b = next_wc(cq);
@@ -134,10 +130,10 @@ void serve(Server &s, rpma_conn *conn, int i)
 	// the write came before the message on the same connection
 	auto expected = pattern(SLICE, id);
 	CPPUNIT_ASSERT_MESSAGE("slice " + std::to_string(id) + " is wrong",
-		std::memcmp(&s.region[id * SLICE], expected.data(), SLICE) == 0);
+			       std::memcmp(&s.region[id * SLICE], expected.data(), SLICE) == 0);
 	std::memcpy(msg + MSG, msg, MSG);
-	RPMA_OK(rpma_send(conn, s.msgs_mr.get(), (2 * i + 1) * MSG, MSG,
-		RPMA_F_COMPLETION_ALWAYS, nullptr));
+	RPMA_OK(rpma_send(conn, s.msgs_mr.get(), (2 * i + 1) * MSG, MSG, RPMA_F_COMPLETION_ALWAYS,
+			  nullptr));
 	expect_wc(cq, IBV_WC_SEND);
 	expect_event(conn, RPMA_CONN_CLOSED);
 	RPMA_OK(rpma_conn_disconnect(conn));
@@ -189,14 +185,14 @@ public:
 					std::this_thread::yield();
 				for (int i = 0; i < 4; i++) {
 					ibv_context *local = nullptr, *remote = nullptr;
-					RPMA_OK(rpma_utils_get_ibv_context(test_ip(),
-						RPMA_UTIL_IBV_CONTEXT_LOCAL, &local));
-					RPMA_OK(rpma_utils_get_ibv_context(test_ip(),
-						RPMA_UTIL_IBV_CONTEXT_REMOTE, &remote));
+					RPMA_OK(rpma_utils_get_ibv_context(
+						test_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &local));
+					RPMA_OK(rpma_utils_get_ibv_context(
+						test_ip(), RPMA_UTIL_IBV_CONTEXT_REMOTE, &remote));
 					CPPUNIT_ASSERT(local && local == remote);
 					rpma_conn_req *req = nullptr;
 					RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(),
-						port.c_str(), nullptr, &req));
+								  port.c_str(), nullptr, &req));
 					RPMA_OK(rpma_conn_req_delete(&req));
 					requests++;
 				}
@@ -210,8 +206,7 @@ public:
 		Server s;
 		std::string port = next_port();
 		rpma_ep *ep_raw = nullptr;
-		RPMA_OK(rpma_ep_listen(s.peer.get(), test_ip(), port.c_str(),
-			&ep_raw));
+		RPMA_OK(rpma_ep_listen(s.peer.get(), test_ip(), port.c_str(), &ep_raw));
 		Ep ep(ep_raw);
 		unsigned char desc[21];
 		RPMA_OK(rpma_mr_get_descriptor(s.region_mr.get(), desc));
@@ -221,14 +216,13 @@ public:
 		// declared last: joined before anything the threads use goes
 		Threads threads;
 		for (int id = 0; id < N; id++)
-			threads.spawn([&client_peer, &port, id] {
-				client(client_peer.get(), port, id);
-			});
+			threads.spawn(
+				[&client_peer, &port, id] { client(client_peer.get(), port, id); });
 		// only this thread takes requests from the endpoint
 		for (int i = 0; i < N; i++) {
 			ConnReq req(next_conn_req(ep.get(), nullptr));
-			RPMA_OK(rpma_conn_req_recv(req.get(), s.msgs_mr.get(),
-				2 * i * MSG, MSG, nullptr));
+			RPMA_OK(rpma_conn_req_recv(req.get(), s.msgs_mr.get(), 2 * i * MSG, MSG,
+						   nullptr));
 			rpma_conn_private_data pd{desc, sizeof(desc)};
 			rpma_conn *conn = nullptr;
 			rpma_conn_req *raw = req.release();
@@ -250,10 +244,10 @@ public:
 		const size_t size = POSTERS * WRITES * WRITE_LEN;
 		std::vector<unsigned char> region(size), src = pattern(size, 41);
 		MrLocal dst_mr = reg(pair.server_peer.get(), region.data(), size,
-			RPMA_MR_USAGE_WRITE_DST);
+				     RPMA_MR_USAGE_WRITE_DST);
 		MrRemote dst = remote_of(dst_mr.get());
 		MrLocal src_mr = reg(pair.client_peer.get(), src.data(), size,
-			RPMA_MR_USAGE_WRITE_SRC);
+				     RPMA_MR_USAGE_WRITE_SRC);
 		rpma_cq *cq = cq_of(pair.client.get());
 
 		std::vector<int> seen(POSTERS * WRITES);
@@ -264,9 +258,11 @@ public:
 					for (int i = 0; i < WRITES; i++) {
 						const size_t k = t * WRITES + i;
 						RPMA_OK(rpma_write(pair.client.get(), dst.get(),
-							k * WRITE_LEN, src_mr.get(), k * WRITE_LEN,
-							WRITE_LEN, RPMA_F_COMPLETION_ALWAYS,
-							reinterpret_cast<const void *>(k + 1)));
+								   k * WRITE_LEN, src_mr.get(),
+								   k * WRITE_LEN, WRITE_LEN,
+								   RPMA_F_COMPLETION_ALWAYS,
+								   reinterpret_cast<const void *>(
+									   k + 1)));
 					}
 				});
 			for (size_t n = 0; n < seen.size(); n++) {
@@ -294,7 +290,8 @@ public:
 				std::vector<unsigned char> buf(4096 * (t + 1));
 				for (int i = 0; i < 50; i++) {
 					MrLocal mr = reg(peer.get(), buf.data(), buf.size(),
-						RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST);
+							 RPMA_MR_USAGE_READ_SRC |
+								 RPMA_MR_USAGE_WRITE_DST);
 					MrRemote remote = remote_of(mr.get());
 					size_t size = 0;
 					RPMA_OK(rpma_mr_remote_get_size(remote.get(), &size));
@@ -327,8 +324,9 @@ public:
 		constexpr int WRITERS = 2, READERS = 2, ROUNDS = 20000;
 		constexpr uint32_t TAG = 0x5a000000;
 		auto stored = [](uint32_t v, uint32_t initial) {
-			return v == initial || ((v & 0xff000000) == TAG &&
-				((v >> 16) & 0xff) < WRITERS && (v & 0xffff) < ROUNDS);
+			return v == initial ||
+			       ((v & 0xff000000) == TAG && ((v >> 16) & 0xff) < WRITERS &&
+				(v & 0xffff) < ROUNDS);
 		};
 		using SetU = int (*)(rpma_conn_cfg *, uint32_t);
 		using GetU = int (*)(const rpma_conn_cfg *, uint32_t *);
@@ -349,17 +347,21 @@ public:
 		Threads threads;
 		for (int t = 0; t < WRITERS; t++)
 			threads.spawn([&, t] {
-				for (int i = 0; i < ROUNDS && std::chrono::steady_clock::now() < deadline; i++) {
+				for (int i = 0;
+				     i < ROUNDS && std::chrono::steady_clock::now() < deadline;
+				     i++) {
 					const uint32_t mine = TAG | uint32_t(t) << 16 | uint32_t(i);
 					for (const auto &f : sizes)
 						RPMA_OK(f.set(conn_cfg.get(), mine));
 					// a timeout is an int: the tag keeps it positive
-					RPMA_OK(rpma_conn_cfg_set_timeout(conn_cfg.get(), int(mine)));
-					RPMA_OK(rpma_conn_cfg_set_compl_channel(conn_cfg.get(), (i + t) % 2));
+					RPMA_OK(rpma_conn_cfg_set_timeout(conn_cfg.get(),
+									  int(mine)));
+					RPMA_OK(rpma_conn_cfg_set_compl_channel(conn_cfg.get(),
+										(i + t) % 2));
 					RPMA_OK(rpma_srq_cfg_set_rq_size(srq_cfg.get(), mine));
 					RPMA_OK(rpma_srq_cfg_set_rcq_size(srq_cfg.get(), mine));
-					RPMA_OK(rpma_peer_cfg_set_direct_write_to_pmem(peer_cfg.get(),
-						(i + t) % 2));
+					RPMA_OK(rpma_peer_cfg_set_direct_write_to_pmem(
+						peer_cfg.get(), (i + t) % 2));
 				}
 				writing--;
 			});
@@ -369,19 +371,24 @@ public:
 					for (const auto &f : sizes) {
 						uint32_t v = 0;
 						RPMA_OK(f.get(conn_cfg.get(), &v));
-						CPPUNIT_ASSERT_MESSAGE(std::to_string(v), stored(v, f.initial));
+						CPPUNIT_ASSERT_MESSAGE(std::to_string(v),
+								       stored(v, f.initial));
 					}
 					int timeout = 0;
-					RPMA_OK(rpma_conn_cfg_get_timeout(conn_cfg.get(), &timeout));
+					RPMA_OK(rpma_conn_cfg_get_timeout(conn_cfg.get(),
+									  &timeout));
 					CPPUNIT_ASSERT_MESSAGE(std::to_string(timeout),
-						stored(uint32_t(timeout), RPMA_DEFAULT_TIMEOUT_MS));
+							       stored(uint32_t(timeout),
+								      RPMA_DEFAULT_TIMEOUT_MS));
 					uint32_t rq = 0, rcq = 0;
 					RPMA_OK(rpma_srq_cfg_get_rq_size(srq_cfg.get(), &rq));
 					RPMA_OK(rpma_srq_cfg_get_rcq_size(srq_cfg.get(), &rcq));
 					CPPUNIT_ASSERT(stored(rq, 20) && stored(rcq, 20));
 					bool shared = false, direct = false;
-					RPMA_OK(rpma_conn_cfg_get_compl_channel(conn_cfg.get(), &shared));
-					RPMA_OK(rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg.get(), &direct));
+					RPMA_OK(rpma_conn_cfg_get_compl_channel(conn_cfg.get(),
+										&shared));
+					RPMA_OK(rpma_peer_cfg_get_direct_write_to_pmem(
+						peer_cfg.get(), &direct));
 					reads++;
 				}
 			});
@@ -428,17 +435,20 @@ public:
 				while (!stop.load()) {
 					RPMA_OK(rpma_conn_cfg_set_compl_channel(cfg.get(), false));
 					RPMA_OK(rpma_conn_cfg_set_srq(cfg.get(), with_rcq.get()));
-					RPMA_OK(rpma_conn_cfg_set_srq(cfg.get(), without_rcq.get()));
+					RPMA_OK(rpma_conn_cfg_set_srq(cfg.get(),
+								      without_rcq.get()));
 					RPMA_OK(rpma_conn_cfg_set_compl_channel(cfg.get(), true));
 					cycles++;
 				}
 			});
-			const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+			const auto deadline = std::chrono::steady_clock::now() +
+					      std::chrono::seconds(5);
 			for (; as_expected && std::chrono::steady_clock::now() < deadline; made++) {
 				const bool real = made % 10 == 0;
 				rpma_conn_req *req = nullptr;
 				ret = rpma_conn_req_new(peer.get(), test_ip(),
-					real ? port.c_str() : "no-such-service", cfg.get(), &req);
+							real ? port.c_str() : "no-such-service",
+							cfg.get(), &req);
 				as_expected = ret == (real ? 0 : RPMA_E_PROVIDER);
 				if (req)
 					RPMA_OK(rpma_conn_req_delete(&req));
@@ -447,8 +457,9 @@ public:
 			changer.join_and_check();
 		}
 		CPPUNIT_ASSERT_MESSAGE("request " + std::to_string(made) + " (after " +
-			std::to_string(cycles.load()) + " cycles): " + describe("rpma_conn_req_new", ret),
-			as_expected);
+					       std::to_string(cycles.load()) +
+					       " cycles): " + describe("rpma_conn_req_new", ret),
+				       as_expected);
 		CPPUNIT_ASSERT(made > 0 && cycles.load() > 0);
 	}
 };

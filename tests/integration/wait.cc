@@ -14,12 +14,12 @@ namespace it {
 int Deadline::left_ms() const
 {
 	auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-		end_ - std::chrono::steady_clock::now()).count();
+			    end_ - std::chrono::steady_clock::now())
+			    .count();
 	return left > 0 ? (int)left : 0;
 }
 
-std::vector<size_t> poll_fds(const std::vector<int> &fds,
-	const Deadline &deadline)
+std::vector<size_t> poll_fds(const std::vector<int> &fds, const Deadline &deadline)
 {
 	std::vector<pollfd> pfds;
 	for (int fd : fds)
@@ -40,7 +40,7 @@ std::vector<size_t> poll_fds(const std::vector<int> &fds,
 void wait_readable(int fd, const Deadline &deadline, const char *what)
 {
 	CPPUNIT_ASSERT_MESSAGE(std::string("timed out waiting for ") + what,
-		!poll_fds({fd}, deadline).empty());
+			       !poll_fds({fd}, deadline).empty());
 }
 
 rpma_conn_event next_event(rpma_conn *conn)
@@ -56,7 +56,7 @@ rpma_conn_event next_event(rpma_conn *conn)
 void expect_event(rpma_conn *conn, rpma_conn_event expected)
 {
 	CPPUNIT_ASSERT_EQUAL(std::string(rpma_utils_conn_event_2str(expected)),
-		std::string(rpma_utils_conn_event_2str(next_event(conn))));
+			     std::string(rpma_utils_conn_event_2str(next_event(conn))));
 }
 
 rpma_conn_req *next_conn_req(rpma_ep *ep, const rpma_conn_cfg *cfg)
@@ -91,8 +91,8 @@ ibv_wc next_wc(rpma_cq *cq)
 ibv_wc expect_wc(rpma_cq *cq, ibv_wc_opcode opcode)
 {
 	ibv_wc wc = next_wc(cq);
-	CPPUNIT_ASSERT_EQUAL_MESSAGE(ibv_wc_status_str(wc.status),
-		(int)IBV_WC_SUCCESS, (int)wc.status);
+	CPPUNIT_ASSERT_EQUAL_MESSAGE(ibv_wc_status_str(wc.status), (int)IBV_WC_SUCCESS,
+				     (int)wc.status);
 	CPPUNIT_ASSERT_EQUAL((int)opcode, (int)wc.opcode);
 	return wc;
 }
@@ -104,8 +104,7 @@ void expect_no_wc(rpma_cq *cq, int ms)
 	Deadline deadline(ms);
 	do {
 		ibv_wc wc{};
-		RPMA_EXPECT(RPMA_E_NO_COMPLETION,
-			rpma_cq_get_wc(cq, 1, &wc, nullptr));
+		RPMA_EXPECT(RPMA_E_NO_COMPLETION, rpma_cq_get_wc(cq, 1, &wc, nullptr));
 		std::this_thread::sleep_for(std::chrono::milliseconds(10));
 	} while (deadline.left_ms() > 0);
 }

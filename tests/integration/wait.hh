@@ -18,8 +18,9 @@ namespace it {
 class Deadline {
 public:
 	explicit Deadline(int ms = TIMEOUT_MS)
-		: end_(std::chrono::steady_clock::now() +
-			std::chrono::milliseconds(ms)) {}
+		: end_(std::chrono::steady_clock::now() + std::chrono::milliseconds(ms))
+	{
+	}
 	int left_ms() const;
 
 private:
@@ -27,8 +28,7 @@ private:
 };
 
 // indices of the readable fds; empty once the deadline has passed
-std::vector<size_t> poll_fds(const std::vector<int> &fds,
-	const Deadline &deadline);
+std::vector<size_t> poll_fds(const std::vector<int> &fds, const Deadline &deadline);
 
 // waits until fd is readable; the test fails on timeout
 void wait_readable(int fd, const Deadline &deadline, const char *what);

@@ -17,8 +17,8 @@ int c_utils_get_ibv_context(const char *addr, int type, struct ibv_context **ibv
 const char *c_utils_conn_event_2str(int conn_event);
 int c_log_set_threshold(int threshold, int level);
 int c_log_get_threshold(int threshold, enum rpma_log_level *level);
-int c_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
-	size_t len, int type, int flags, const void *op_context);
+int c_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
+	    int type, int flags, const void *op_context);
 
 #ifdef __cplusplus
 }

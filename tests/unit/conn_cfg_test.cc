@@ -77,7 +77,8 @@ public:
 		// our deviation: upstream stores malloc's NULL
 		auto *const sentinel = reinterpret_cast<rpma_conn_cfg *>(0x1234);
 		rpma_conn_cfg *out = sentinel;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] { return rpma_conn_cfg_new(&out); }));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM,
+				     out_of_memory([&] { return rpma_conn_cfg_new(&out); }));
 		CPPUNIT_ASSERT(out == sentinel);
 	}
 
@@ -160,7 +161,8 @@ public:
 		bool got = true;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_get_compl_channel(nullptr, &got));
 		CPPUNIT_ASSERT(got);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_cfg_get_compl_channel(conn_cfg, nullptr));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_conn_cfg_get_compl_channel(conn_cfg, nullptr));
 	}
 
 	void srq_round_trip()
@@ -210,7 +212,8 @@ public:
 	{
 		bool existed = got[0] - got[4] <= 1 || (got[0] == 1 && got[4] == 1000000);
 		for (int f = 1; f < 5; f++)
-			existed = existed && (got[f] <= got[f - 1] || (got[f - 1] == 1 && got[f] == 1000000));
+			existed = existed &&
+				  (got[f] <= got[f - 1] || (got[f - 1] == 1 && got[f] == 1000000));
 		std::string values;
 		if (!existed)
 			for (uint32_t v : got)
@@ -240,12 +243,13 @@ public:
 		while (torn.empty() && std::chrono::steady_clock::now() < deadline)
 			for (int i = 0; i < 1000 && torn.empty(); i++, copies++) {
 				const rpma::ConnCfg::Values v = object.values();
-				torn = torn_state({static_cast<uint32_t>(v.timeout_ms), v.cq_size, v.rcq_size,
-						   v.sq_size, v.rq_size});
+				torn = torn_state({static_cast<uint32_t>(v.timeout_ms), v.cq_size,
+						   v.rcq_size, v.sq_size, v.rq_size});
 			}
 		stop = true;
 		writer.join();
-		CPPUNIT_ASSERT_MESSAGE("copy " + std::to_string(copies) + " has timeout, cq, rcq, sq, rq = " + torn,
+		CPPUNIT_ASSERT_MESSAGE("copy " + std::to_string(copies) +
+					       " has timeout, cq, rcq, sq, rq = " + torn,
 				       torn.empty());
 	}
 
@@ -280,14 +284,14 @@ public:
 			// the main CQ is made first, then the receive CQ
 			torn = torn_state({static_cast<uint32_t>(resolve->value),
 					   static_cast<uint32_t>(cqs[cqs.size() - 2].cqe),
-					   static_cast<uint32_t>(cqs[cqs.size() - 1].cqe), qp.attr.cap.max_send_wr,
-					   qp.attr.cap.max_recv_wr});
+					   static_cast<uint32_t>(cqs[cqs.size() - 1].cqe),
+					   qp.attr.cap.max_send_wr, qp.attr.cap.max_recv_wr});
 			CPPUNIT_ASSERT_EQUAL(0, rpma_conn_req_delete(&req));
 		}
 		stop = true;
 		writer.join();
-		CPPUNIT_ASSERT_MESSAGE("request " + std::to_string(made) + " made from timeout, cq, rcq, sq, rq = " +
-					       torn,
+		CPPUNIT_ASSERT_MESSAGE("request " + std::to_string(made) +
+					       " made from timeout, cq, rcq, sq, rq = " + torn,
 				       torn.empty());
 	}
 };

@@ -99,9 +99,12 @@ public:
 	{
 		make_peer();
 		rpma_conn_req *out = sentinel;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_req_new(nullptr, address, service, nullptr, &out));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_req_new(peer, nullptr, service, nullptr, &out));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_req_new(peer, address, nullptr, nullptr, &out));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_conn_req_new(nullptr, address, service, nullptr, &out));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_conn_req_new(peer, nullptr, service, nullptr, &out));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_conn_req_new(peer, address, nullptr, nullptr, &out));
 		CPPUNIT_ASSERT(out == sentinel);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
 				     rpma_conn_req_new(peer, address, service, nullptr, nullptr));
@@ -146,8 +149,10 @@ public:
 		make_conn_cfg();
 		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_cfg_set_timeout(conn_cfg, 250));
 		make_outgoing_req(conn_cfg);
-		CPPUNIT_ASSERT_EQUAL(250, fake::id_calls_of(fake::Call::rdma_resolve_addr)[0].value);
-		CPPUNIT_ASSERT_EQUAL(250, fake::id_calls_of(fake::Call::rdma_resolve_route)[0].value);
+		CPPUNIT_ASSERT_EQUAL(250,
+				     fake::id_calls_of(fake::Call::rdma_resolve_addr)[0].value);
+		CPPUNIT_ASSERT_EQUAL(250,
+				     fake::id_calls_of(fake::Call::rdma_resolve_route)[0].value);
 	}
 
 	void new_creates_armed_cq_and_rc_qp()
@@ -209,7 +214,8 @@ public:
 		CPPUNIT_ASSERT_EQUAL(5, attr.recv_cq->cqe);
 		CPPUNIT_ASSERT(attr.send_cq->channel && attr.recv_cq->channel);
 		CPPUNIT_ASSERT(attr.send_cq->channel != attr.recv_cq->channel);
-		CPPUNIT_ASSERT_EQUAL(size_t{2}, fake::cq_calls_of(fake::Call::ibv_req_notify_cq).size());
+		CPPUNIT_ASSERT_EQUAL(size_t{2},
+				     fake::cq_calls_of(fake::Call::ibv_req_notify_cq).size());
 	}
 
 	void new_with_shared_channel()
@@ -227,7 +233,8 @@ public:
 		CPPUNIT_ASSERT(attr.send_cq != attr.recv_cq);
 		CPPUNIT_ASSERT(attr.send_cq->channel == fake::comp_channels()[0]);
 		CPPUNIT_ASSERT(attr.recv_cq->channel == fake::comp_channels()[0]);
-		CPPUNIT_ASSERT_EQUAL(size_t{2}, fake::cq_calls_of(fake::Call::ibv_req_notify_cq).size());
+		CPPUNIT_ASSERT_EQUAL(size_t{2},
+				     fake::cq_calls_of(fake::Call::ibv_req_notify_cq).size());
 	}
 
 	void new_with_srq_without_rcq()
@@ -270,7 +277,8 @@ public:
 		cfg_with(true, 0);
 		attach_srq(7);
 		rpma_conn_req *out = sentinel;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_req_new(peer, address, service, conn_cfg, &out));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_conn_req_new(peer, address, service, conn_cfg, &out));
 		CPPUNIT_ASSERT(out == sentinel);
 		CPPUNIT_ASSERT(fake::qps().empty());
 	}
@@ -282,23 +290,31 @@ public:
 			fake::Call call;
 			unsigned nth;
 		} cases[] = {
-			{fake::Call::rdma_getaddrinfo, 1},	  {fake::Call::rdma_create_id, 1},
-			{fake::Call::rdma_resolve_addr, 1},	  {fake::Call::rdma_resolve_route, 1},
-			{fake::Call::ibv_create_comp_channel, 1}, {fake::Call::ibv_create_comp_channel, 2},
-			{fake::Call::ibv_create_cq, 1},		  {fake::Call::ibv_create_cq, 2},
-			{fake::Call::ibv_req_notify_cq, 1},	  {fake::Call::ibv_req_notify_cq, 2},
+			{fake::Call::rdma_getaddrinfo, 1},
+			{fake::Call::rdma_create_id, 1},
+			{fake::Call::rdma_resolve_addr, 1},
+			{fake::Call::rdma_resolve_route, 1},
+			{fake::Call::ibv_create_comp_channel, 1},
+			{fake::Call::ibv_create_comp_channel, 2},
+			{fake::Call::ibv_create_cq, 1},
+			{fake::Call::ibv_create_cq, 2},
+			{fake::Call::ibv_req_notify_cq, 1},
+			{fake::Call::ibv_req_notify_cq, 2},
 			{fake::Call::rdma_create_qp_ex, 1},
 		};
 		cfg_with(false, 5);
 		make_peer();
 		for (const auto &c : cases) {
-			const std::string what = std::string(fake::name(c.call)) + " #" + std::to_string(c.nth);
+			const std::string what = std::string(fake::name(c.call)) + " #" +
+						 std::to_string(c.nth);
 			fake::fail(c.call, EHOSTUNREACH, c.nth);
 			rpma_conn_req *out = sentinel;
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_PROVIDER,
-						     rpma_conn_req_new(peer, address, service, conn_cfg, &out));
+						     rpma_conn_req_new(peer, address, service,
+								       conn_cfg, &out));
 			CPPUNIT_ASSERT_MESSAGE(what, out == sentinel);
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, std::string("1 ibv_pd"), fake::live_objects());
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, std::string("1 ibv_pd"),
+						     fake::live_objects());
 		}
 	}
 
@@ -308,7 +324,8 @@ public:
 		make_peer();
 		fake::fail(fake::Call::ibv_create_comp_channel, EMFILE);
 		rpma_conn_req *out = sentinel;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_conn_req_new(peer, address, service, conn_cfg, &out));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
+				     rpma_conn_req_new(peer, address, service, conn_cfg, &out));
 		CPPUNIT_ASSERT(out == sentinel);
 		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
 	}
@@ -417,7 +434,8 @@ public:
 		CPPUNIT_ASSERT(wr.qp == the_qp().qp);
 		CPPUNIT_ASSERT_EQUAL(uint64_t(reinterpret_cast<uintptr_t>(&context)), wr.wr_id);
 		CPPUNIT_ASSERT_EQUAL(size_t{1}, wr.sges.size());
-		CPPUNIT_ASSERT_EQUAL(uint64_t(reinterpret_cast<uintptr_t>(buffer + 16)), wr.sges[0].addr);
+		CPPUNIT_ASSERT_EQUAL(uint64_t(reinterpret_cast<uintptr_t>(buffer + 16)),
+				     wr.sges[0].addr);
 		CPPUNIT_ASSERT_EQUAL(uint32_t{24}, wr.sges[0].length);
 		CPPUNIT_ASSERT_EQUAL(registration_of(mr).mr->lkey, wr.sges[0].lkey);
 		CPPUNIT_ASSERT_EQUAL(uint64_t{0}, fake::recvs()[1].wr_id);
@@ -475,7 +493,8 @@ public:
 		for (const rpma_conn_private_data *pdata : bad) {
 			make_outgoing_req();
 			rpma_conn *out = conn_sentinel;
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_req_connect(&req, pdata, &out));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+					     rpma_conn_req_connect(&req, pdata, &out));
 			CPPUNIT_ASSERT(!req);
 			CPPUNIT_ASSERT(out == conn_sentinel);
 		}
@@ -543,7 +562,8 @@ public:
 		connect_req(&pdata);
 		const fake::ConnParam &param = fake::conn_params()[0];
 		CPPUNIT_ASSERT_EQUAL(uint8_t{sizeof(data)}, param.param.private_data_len);
-		CPPUNIT_ASSERT(std::vector<uint8_t>(data, data + sizeof(data)) == param.private_data);
+		CPPUNIT_ASSERT(std::vector<uint8_t>(data, data + sizeof(data)) ==
+			       param.private_data);
 	}
 
 	void connect_registers_flush_buffer()
@@ -590,7 +610,8 @@ public:
 			for (void *p : *list)
 				std::free(p);
 		CPPUNIT_ASSERT_MESSAGE("the child was killed by signal " +
-					       std::to_string(WIFSIGNALED(status) ? WTERMSIG(status) : 0),
+					       std::to_string(WIFSIGNALED(status) ? WTERMSIG(status)
+										  : 0),
 				       !WIFSIGNALED(status));
 		CPPUNIT_ASSERT_EQUAL(0, WEXITSTATUS(status));
 		const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -636,8 +657,9 @@ public:
 		make_peer();
 		rpma_conn_req *out = sentinel;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
-			return rpma_conn_req_new(peer, address, service, nullptr, &out);
-		}));
+					     return rpma_conn_req_new(peer, address, service,
+								      nullptr, &out);
+				     }));
 		CPPUNIT_ASSERT(out == sentinel);
 		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
 	}
@@ -650,8 +672,8 @@ public:
 		make_outgoing_req();
 		rpma_conn *out = conn_sentinel;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory_for(sizeof(rpma::Conn), [&] {
-			return rpma_conn_req_connect(&req, nullptr, &out);
-		}));
+					     return rpma_conn_req_connect(&req, nullptr, &out);
+				     }));
 		CPPUNIT_ASSERT(!req);
 		CPPUNIT_ASSERT(out == conn_sentinel);
 		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());

@@ -155,8 +155,9 @@ public:
 	void next_event_rejects_unexpected_events()
 	{
 		make_conn();
-		for (rdma_cm_event_type type : {RDMA_CM_EVENT_ADDR_ERROR, RDMA_CM_EVENT_ROUTE_ERROR,
-						RDMA_CM_EVENT_ADDR_CHANGE, RDMA_CM_EVENT_CONNECT_RESPONSE}) {
+		for (rdma_cm_event_type type :
+		     {RDMA_CM_EVENT_ADDR_ERROR, RDMA_CM_EVENT_ROUTE_ERROR,
+		      RDMA_CM_EVENT_ADDR_CHANGE, RDMA_CM_EVENT_CONNECT_RESPONSE}) {
 			fake::queue_cm_event(type);
 			rpma_conn_event event = RPMA_CONN_LOST;
 			CPPUNIT_ASSERT_EQUAL(RPMA_E_UNKNOWN, rpma_conn_next_event(conn, &event));
@@ -173,10 +174,8 @@ public:
 			int err;
 			int expected;
 		} cases[] = {
-			{ENODATA, RPMA_E_NO_EVENT},
-			{EAGAIN, RPMA_E_NO_EVENT},
-			{EWOULDBLOCK, RPMA_E_NO_EVENT},
-			{EIO, RPMA_E_PROVIDER},
+			{ENODATA, RPMA_E_NO_EVENT},     {EAGAIN, RPMA_E_NO_EVENT},
+			{EWOULDBLOCK, RPMA_E_NO_EVENT}, {EIO, RPMA_E_PROVIDER},
 			{EBADF, RPMA_E_PROVIDER},
 		};
 		for (const auto &c : cases) {
@@ -381,7 +380,8 @@ public:
 	void wait_on_foreign_cq_is_unknown()
 	{
 		make_conn(shared_cfg(0));
-		ibv_cq *foreign = ibv_create_cq(fake::context(), 1, nullptr, fake::comp_channels()[0], 0);
+		ibv_cq *foreign = ibv_create_cq(fake::context(), 1, nullptr,
+						fake::comp_channels()[0], 0);
 		fake::queue_cq_event(foreign);
 		rpma_cq *got = reinterpret_cast<rpma_cq *>(0x1234);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_UNKNOWN, rpma_conn_wait(conn, 0, &got, nullptr));
@@ -409,7 +409,8 @@ public:
 	{
 		make_conn();
 		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_new(&peer_cfg));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_apply_remote_peer_cfg(nullptr, peer_cfg));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_conn_apply_remote_peer_cfg(nullptr, peer_cfg));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_conn_apply_remote_peer_cfg(conn, nullptr));
 		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_apply_remote_peer_cfg(conn, peer_cfg));
 	}
@@ -463,8 +464,9 @@ public:
 
 	void delete_failures_still_clear()
 	{
-		for (fake::Call call : {fake::Call::ibv_dereg_mr, fake::Call::ibv_destroy_cq,
-					fake::Call::ibv_destroy_comp_channel, fake::Call::rdma_destroy_id}) {
+		for (fake::Call call :
+		     {fake::Call::ibv_dereg_mr, fake::Call::ibv_destroy_cq,
+		      fake::Call::ibv_destroy_comp_channel, fake::Call::rdma_destroy_id}) {
 			make_conn();
 			fake::fail(call, EIO);
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(call), RPMA_E_PROVIDER,
@@ -485,8 +487,8 @@ public:
 		fake::queue_cm_event(RDMA_CM_EVENT_ESTABLISHED, accepted);
 		rpma_conn_event event = RPMA_CONN_UNDEFINED;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory_for(accepted.size(), [&] {
-			return rpma_conn_next_event(conn, &event);
-		}));
+					     return rpma_conn_next_event(conn, &event);
+				     }));
 		CPPUNIT_ASSERT_EQUAL(RPMA_CONN_UNDEFINED, event);
 		CPPUNIT_ASSERT(private_data().empty());
 	}

@@ -22,11 +22,26 @@ constexpr uint64_t RADDR = 0x7f0000001000;
 constexpr uint32_t RKEY = 0x1234;
 constexpr int ALWAYS = RPMA_F_COMPLETION_ALWAYS;
 
-rpma::Conn &core(rpma_conn *conn) { return *reinterpret_cast<rpma::Conn *>(conn); }
-rpma::Peer &core(rpma_peer *peer) { return *reinterpret_cast<rpma::Peer *>(peer); }
-rpma::Ep &core(rpma_ep *ep) { return *reinterpret_cast<rpma::Ep *>(ep); }
-const rpma::MrRemote &core(rpma_mr_remote *mr) { return *reinterpret_cast<rpma::MrRemote *>(mr); }
-const rpma::ConnCfg &core(rpma_conn_cfg *cfg) { return *reinterpret_cast<rpma::ConnCfg *>(cfg); }
+rpma::Conn &core(rpma_conn *conn)
+{
+	return *reinterpret_cast<rpma::Conn *>(conn);
+}
+rpma::Peer &core(rpma_peer *peer)
+{
+	return *reinterpret_cast<rpma::Peer *>(peer);
+}
+rpma::Ep &core(rpma_ep *ep)
+{
+	return *reinterpret_cast<rpma::Ep *>(ep);
+}
+const rpma::MrRemote &core(rpma_mr_remote *mr)
+{
+	return *reinterpret_cast<rpma::MrRemote *>(mr);
+}
+const rpma::ConnCfg &core(rpma_conn_cfg *cfg)
+{
+	return *reinterpret_cast<rpma::ConnCfg *>(cfg);
+}
 
 // The RPMA_E_* code body() throws as rpma::Error, or 0.
 template <typename Body> int thrown(Body body)
@@ -106,7 +121,8 @@ public:
 		connect(RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, flush(4000, 100, RPMA_FLUSH_TYPE_VISIBILITY));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, flush(4092, 4, RPMA_FLUSH_TYPE_VISIBILITY));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, flush(SIZE_MAX - 3, 8, RPMA_FLUSH_TYPE_VISIBILITY));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     flush(SIZE_MAX - 3, 8, RPMA_FLUSH_TYPE_VISIBILITY));
 		CPPUNIT_ASSERT(fake::sends().empty());
 		CPPUNIT_ASSERT_EQUAL(0, flush(4088, 8, RPMA_FLUSH_TYPE_VISIBILITY));
 	}
@@ -116,9 +132,10 @@ public:
 		shared_channel_with_srq_rcq();
 		std::unique_ptr<rpma::ConnReq> made;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, thrown([&] {
-			made = rpma::ConnReq::outgoing(core(peer), address, service,
-						       core(conn_cfg).values());
-		}));
+					     made = rpma::ConnReq::outgoing(
+						     core(peer), address, service,
+						     core(conn_cfg).values());
+				     }));
 		CPPUNIT_ASSERT(!made);
 		CPPUNIT_ASSERT(fake::qps().empty());
 	}
@@ -131,8 +148,8 @@ public:
 		fake::queue_cm_event(RDMA_CM_EVENT_CONNECT_REQUEST);
 		std::unique_ptr<rpma::ConnReq> made;
 		bool dropped = false;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
-				     core(ep).next_conn_req(core(conn_cfg).values(), made, dropped));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, core(ep).next_conn_req(core(conn_cfg).values(),
+									  made, dropped));
 		CPPUNIT_ASSERT(!made);
 		CPPUNIT_ASSERT(!dropped);
 		CPPUNIT_ASSERT(fake::qps().empty());
@@ -147,8 +164,9 @@ public:
 		char buffer[64];
 		for (int usage : {0, 0x100, -1})
 			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, thrown([&] {
-				rpma::MrLocal mr(core(peer), buffer, sizeof(buffer), usage);
-			}));
+						     rpma::MrLocal mr(core(peer), buffer,
+								      sizeof(buffer), usage);
+					     }));
 		CPPUNIT_ASSERT(fake::registrations().empty());
 	}
 

@@ -19,7 +19,8 @@ namespace {
 
 constexpr uint64_t RADDR = 0x7f0000100000;
 constexpr uint32_t RKEY = 0x4321;
-constexpr int FLUSH_USAGES = RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
+constexpr int FLUSH_USAGES = RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY |
+			     RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
 
 // RPMA_NATIVE_OPS for the peers created in a scope ("" unsets it).
 class NativeOps {
@@ -123,14 +124,18 @@ class DataPathTest : public Fixture {
 	const void *const ctx = &context;
 
 	// A connection, a local region over `buffer` and a remote one.
-	void connect(int remote_usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC | FLUSH_USAGES)
+	void connect(int remote_usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC |
+					FLUSH_USAGES)
 	{
 		make_conn(conn_cfg);
 		local = register_mr(buffer, sizeof(buffer), 0xff);
 		remote = remote_mr(RADDR, 4096, RKEY, remote_usage);
 	}
 
-	uint32_t lkey() { return registration_of(local).mr->lkey; }
+	uint32_t lkey()
+	{
+		return registration_of(local).mr->lkey;
+	}
 
 	fake::Sge local_sge(size_t offset, uint32_t length)
 	{
@@ -147,7 +152,8 @@ class DataPathTest : public Fixture {
 	void apply_direct_write(bool supported)
 	{
 		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_new(&peer_cfg));
-		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_set_direct_write_to_pmem(peer_cfg, supported));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_peer_cfg_set_direct_write_to_pmem(peer_cfg, supported));
 		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_apply_remote_peer_cfg(conn, peer_cfg));
 	}
 
@@ -166,67 +172,92 @@ class DataPathTest : public Fixture {
 	template <typename Op> void rejects_like_read_write(Op op)
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(nullptr, local, 0, remote, 0, 8, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     op(nullptr, local, 0, remote, 0, 8, RPMA_F_COMPLETION_ALWAYS));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, local, 0, remote, 0, 8, 0));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, nullptr, 0, remote, 0, 8, RPMA_F_COMPLETION_ALWAYS));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, local, 0, nullptr, 0, 8, RPMA_F_COMPLETION_ALWAYS));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, nullptr, 0, nullptr, 0, 8, RPMA_F_COMPLETION_ALWAYS));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, nullptr, 1, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, op(conn, nullptr, 0, nullptr, 1, 0, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     op(conn, nullptr, 0, remote, 0, 8, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     op(conn, local, 0, nullptr, 0, 8, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     op(conn, nullptr, 0, nullptr, 0, 8, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     op(conn, nullptr, 1, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     op(conn, nullptr, 0, nullptr, 1, 0, RPMA_F_COMPLETION_ALWAYS));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
 
 	// Argument order: (conn, local mr, local offset, remote mr, remote offset, len, flags).
 	static auto read_op()
 	{
-		return [](rpma_conn *c, rpma_mr_local *l, size_t loff, rpma_mr_remote *r, size_t roff,
-			  size_t len, int flags) { return rpma_read(c, l, loff, r, roff, len, flags, nullptr); };
+		return [](rpma_conn *c, rpma_mr_local *l, size_t loff, rpma_mr_remote *r,
+			  size_t roff, size_t len, int flags) {
+			return rpma_read(c, l, loff, r, roff, len, flags, nullptr);
+		};
 	}
 	static auto write_op()
 	{
-		return [](rpma_conn *c, rpma_mr_local *l, size_t loff, rpma_mr_remote *r, size_t roff,
-			  size_t len, int flags) { return rpma_write(c, r, roff, l, loff, len, flags, nullptr); };
+		return [](rpma_conn *c, rpma_mr_local *l, size_t loff, rpma_mr_remote *r,
+			  size_t roff, size_t len, int flags) {
+			return rpma_write(c, r, roff, l, loff, len, flags, nullptr);
+		};
 	}
 	static auto write_imm_op()
 	{
-		return [](rpma_conn *c, rpma_mr_local *l, size_t loff, rpma_mr_remote *r, size_t roff,
-			  size_t len, int flags) {
+		return [](rpma_conn *c, rpma_mr_local *l, size_t loff, rpma_mr_remote *r,
+			  size_t roff, size_t len, int flags) {
 			return rpma_write_with_imm(c, r, roff, l, loff, len, flags, 5, nullptr);
 		};
 	}
 
 public:
-	void read_rejects_bad_arguments() { rejects_like_read_write(read_op()); }
-	void write_rejects_bad_arguments() { rejects_like_read_write(write_op()); }
-	void write_with_imm_rejects_bad_arguments() { rejects_like_read_write(write_imm_op()); }
+	void read_rejects_bad_arguments()
+	{
+		rejects_like_read_write(read_op());
+	}
+	void write_rejects_bad_arguments()
+	{
+		rejects_like_read_write(write_op());
+	}
+	void write_with_imm_rejects_bad_arguments()
+	{
+		rejects_like_read_write(write_imm_op());
+	}
 
 	void read_posts_rdma_read()
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(0, rpma_read(conn, local, 16, remote, 100, 64, RPMA_F_COMPLETION_ALWAYS, ctx));
-		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx, local_sge(16, 64), RADDR + 100, RKEY},
+		CPPUNIT_ASSERT_EQUAL(0, rpma_read(conn, local, 16, remote, 100, 64,
+						  RPMA_F_COMPLETION_ALWAYS, ctx));
+		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx, local_sge(16, 64), RADDR + 100,
+		       RKEY},
 		      only_send());
 	}
 
 	void read_zero_bytes()
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(0, rpma_read(conn, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_read(conn, nullptr, 0, nullptr, 0, 0,
+						  RPMA_F_COMPLETION_ALWAYS, ctx));
 		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx, std::nullopt}, only_send());
 	}
 
 	void write_posts_rdma_write()
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, 8, local, 32, 100, RPMA_F_COMPLETION_ALWAYS, ctx));
-		check({IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED, ctx, local_sge(32, 100), RADDR + 8, RKEY},
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, 8, local, 32, 100,
+						   RPMA_F_COMPLETION_ALWAYS, ctx));
+		check({IBV_WR_RDMA_WRITE, IBV_SEND_SIGNALED, ctx, local_sge(32, 100), RADDR + 8,
+		       RKEY},
 		      only_send());
 	}
 
 	void write_zero_bytes()
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ON_ERROR, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, nullptr, 0, nullptr, 0, 0,
+						   RPMA_F_COMPLETION_ON_ERROR, ctx));
 		check({IBV_WR_RDMA_WRITE, 0, ctx, std::nullopt}, only_send());
 	}
 
@@ -234,9 +265,10 @@ public:
 	{
 		connect();
 		CPPUNIT_ASSERT_EQUAL(0, rpma_write_with_imm(conn, remote, 0, local, 0, 8,
-							    RPMA_F_COMPLETION_ALWAYS, 0x12345678, ctx));
-		check({IBV_WR_RDMA_WRITE_WITH_IMM, IBV_SEND_SIGNALED, ctx, local_sge(0, 8), RADDR, RKEY,
-		       htonl(0x12345678)},
+							    RPMA_F_COMPLETION_ALWAYS, 0x12345678,
+							    ctx));
+		check({IBV_WR_RDMA_WRITE_WITH_IMM, IBV_SEND_SIGNALED, ctx, local_sge(0, 8), RADDR,
+		       RKEY, htonl(0x12345678)},
 		      only_send());
 	}
 
@@ -245,7 +277,8 @@ public:
 		connect();
 		CPPUNIT_ASSERT_EQUAL(0, rpma_write_with_imm(conn, nullptr, 0, nullptr, 0, 0,
 							    RPMA_F_COMPLETION_ALWAYS, 7, ctx));
-		check({IBV_WR_RDMA_WRITE_WITH_IMM, IBV_SEND_SIGNALED, ctx, std::nullopt, 0, 0, htonl(7)},
+		check({IBV_WR_RDMA_WRITE_WITH_IMM, IBV_SEND_SIGNALED, ctx, std::nullopt, 0, 0,
+		       htonl(7)},
 		      only_send());
 	}
 
@@ -262,9 +295,10 @@ public:
 			{4, 0},
 		};
 		for (const auto &c : cases) {
-			CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, 0, local, 0, 8, c.flags, ctx));
-			CPPUNIT_ASSERT_EQUAL_MESSAGE("flags " + std::to_string(c.flags), c.send_flags,
-						     fake::sends().back().send_flags);
+			CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, 0, local, 0, 8, c.flags,
+							   ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE("flags " + std::to_string(c.flags),
+						     c.send_flags, fake::sends().back().send_flags);
 		}
 	}
 
@@ -272,26 +306,31 @@ public:
 	{
 		connect();
 		fake::fail(fake::Call::ibv_post_send, ENOMEM);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
-				     rpma_read(conn, local, 0, remote, 0, 8, RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_read(conn, local, 0, remote, 0, 8,
+								RPMA_F_COMPLETION_ALWAYS, ctx));
+		fake::fail(fake::Call::ibv_post_send, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_write(conn, remote, 0, local, 0, 8,
+								 RPMA_F_COMPLETION_ALWAYS, ctx));
 		fake::fail(fake::Call::ibv_post_send, ENOMEM);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
-				     rpma_write(conn, remote, 0, local, 0, 8, RPMA_F_COMPLETION_ALWAYS, ctx));
-		fake::fail(fake::Call::ibv_post_send, ENOMEM);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_write_with_imm(conn, remote, 0, local, 0, 8,
-									  RPMA_F_COMPLETION_ALWAYS, 1, ctx));
-		fake::fail(fake::Call::ibv_post_send, ENOMEM);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_send(conn, local, 0, 8, RPMA_F_COMPLETION_ALWAYS, ctx));
+				     rpma_write_with_imm(conn, remote, 0, local, 0, 8,
+							 RPMA_F_COMPLETION_ALWAYS, 1, ctx));
 		fake::fail(fake::Call::ibv_post_send, ENOMEM);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
-				     rpma_send_with_imm(conn, local, 0, 8, RPMA_F_COMPLETION_ALWAYS, 1, ctx));
+				     rpma_send(conn, local, 0, 8, RPMA_F_COMPLETION_ALWAYS, ctx));
+		fake::fail(fake::Call::ibv_post_send, ENOMEM);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
+				     rpma_send_with_imm(conn, local, 0, 8, RPMA_F_COMPLETION_ALWAYS,
+							1, ctx));
 		const char word[8] = {};
 		fake::fail(fake::Call::ibv_post_send, ENOMEM);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
-				     rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+				     rpma_atomic_write(conn, remote, 0, word,
+						       RPMA_F_COMPLETION_ALWAYS, ctx));
 		fake::fail(fake::Call::ibv_post_send, ENOMEM);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_write_atomic(conn, remote, 0, local, 0,
-									RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
+				     rpma_write_atomic(conn, remote, 0, local, 0,
+						       RPMA_F_COMPLETION_ALWAYS, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
 
@@ -300,12 +339,17 @@ public:
 		connect();
 		const char word[8] = {};
 		const int always = RPMA_F_COMPLETION_ALWAYS;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(nullptr, remote, 0, word, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, nullptr, 0, word, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, remote, 0, nullptr, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, remote, 0, word, 0, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_atomic_write(nullptr, remote, 0, word, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_atomic_write(conn, nullptr, 0, word, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_atomic_write(conn, remote, 0, nullptr, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_atomic_write(conn, remote, 0, word, 0, ctx));
 		for (size_t offset : {1, 4, 7, 12})
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, remote, offset, word, always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, remote, offset,
+									     word, always, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
 
@@ -313,15 +357,18 @@ public:
 	{
 		connect();
 		char word[8] = {'a', 't', 'o', 'm', 'i', 'c', '!', '\0'};
-		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 64, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 64, word,
+							  RPMA_F_COMPLETION_ALWAYS, ctx));
 		const fake::SendWr &wr = only_send();
 		CPPUNIT_ASSERT(!wr.extended);
 		check({IBV_WR_RDMA_WRITE, IBV_SEND_INLINE | IBV_SEND_FENCE | IBV_SEND_SIGNALED, ctx,
 		       fake::Sge{reinterpret_cast<uintptr_t>(word), 8, 0}, RADDR + 64, RKEY},
 		      wr);
 		CPPUNIT_ASSERT(std::vector<uint8_t>(word, word + 8) == wr.data);
-		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ON_ERROR, ctx));
-		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_SEND_INLINE | IBV_SEND_FENCE}, fake::sends().back().send_flags);
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word,
+							  RPMA_F_COMPLETION_ON_ERROR, ctx));
+		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_SEND_INLINE | IBV_SEND_FENCE},
+				     fake::sends().back().send_flags);
 	}
 
 	// A capable device alone does not say that the responder can execute
@@ -333,10 +380,13 @@ public:
 			NativeOps env(ops);
 			connect();
 			const ibv_qp_init_attr_ex &attr = fake::qps().back().attr;
-			CPPUNIT_ASSERT_MESSAGE(ops, !(attr.send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE));
+			CPPUNIT_ASSERT_MESSAGE(ops, !(attr.send_ops_flags &
+						      IBV_QP_EX_WITH_ATOMIC_WRITE));
 			const char word[8] = {};
-			CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(ops, int{IBV_WR_RDMA_WRITE}, int{fake::sends().back().opcode});
+			CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word,
+								  RPMA_F_COMPLETION_ALWAYS, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(ops, int{IBV_WR_RDMA_WRITE},
+						     int{fake::sends().back().opcode});
 			Fixture::tearDown();
 			Fixture::setUp();
 			fake::device_attr().device_cap_flags_ex |= fake::DEVICE_CAP_ATOMIC_WRITE;
@@ -357,7 +407,8 @@ public:
 	{
 		connect_with_native_atomic_write();
 		char word[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 8, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 8, word,
+							  RPMA_F_COMPLETION_ALWAYS, ctx));
 		const fake::SendWr &wr = only_send();
 		CPPUNIT_ASSERT(wr.extended);
 		// native: no SGE, the 8 bytes travel in the request; fenced like the
@@ -366,9 +417,11 @@ public:
 		       RADDR + 8, RKEY},
 		      wr);
 		CPPUNIT_ASSERT(std::vector<uint8_t>(word, word + 8) == wr.data);
-		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ON_ERROR, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word,
+							  RPMA_F_COMPLETION_ON_ERROR, ctx));
 		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_SEND_FENCE}, fake::sends().back().send_flags);
-		CPPUNIT_ASSERT(!LogCapture::contains(RPMA_LOG_LEVEL_INFO, "tomic write is not supported"));
+		CPPUNIT_ASSERT(
+			!LogCapture::contains(RPMA_LOG_LEVEL_INFO, "tomic write is not supported"));
 	}
 
 	void atomic_write_native_failure()
@@ -377,10 +430,12 @@ public:
 		const char word[8] = {};
 		fake::fail(fake::Call::ibv_wr_complete, EIO);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
-				     rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+				     rpma_atomic_write(conn, remote, 0, word,
+						       RPMA_F_COMPLETION_ALWAYS, ctx));
 		fake::fail(fake::Call::ibv_post_send, ENOMEM);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_write_atomic(conn, remote, 0, local, 0,
-									RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
+				     rpma_write_atomic(conn, remote, 0, local, 0,
+						       RPMA_F_COMPLETION_ALWAYS, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
 
@@ -416,13 +471,16 @@ public:
 		CPPUNIT_ASSERT_EQUAL(int{IBV_FLUSH_GLOBAL}, int{wr.flush_type});
 		CPPUNIT_ASSERT_EQUAL(int{IBV_FLUSH_RANGE}, int{wr.flush_level});
 		apply_direct_write(true);
-		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 0, 4096, RPMA_FLUSH_TYPE_PERSISTENT,
-						   RPMA_F_COMPLETION_ON_ERROR, ctx));
-		CPPUNIT_ASSERT_EQUAL(int{IBV_FLUSH_PERSISTENT}, int{fake::sends().back().flush_type});
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_flush(conn, remote, 0, 4096, RPMA_FLUSH_TYPE_PERSISTENT,
+						RPMA_F_COMPLETION_ON_ERROR, ctx));
+		CPPUNIT_ASSERT_EQUAL(int{IBV_FLUSH_PERSISTENT},
+				     int{fake::sends().back().flush_type});
 		CPPUNIT_ASSERT_EQUAL(0u, fake::sends().back().send_flags);
 		// the atomic write was not asked for: emulated
 		const char word[8] = {};
-		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word, RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word,
+							  RPMA_F_COMPLETION_ALWAYS, ctx));
 		CPPUNIT_ASSERT_EQUAL(int{IBV_WR_RDMA_WRITE}, int{fake::sends().back().opcode});
 	}
 #endif
@@ -431,20 +489,26 @@ public:
 	{
 		connect();
 		const int always = RPMA_F_COMPLETION_ALWAYS;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(nullptr, remote, 0, local, 0, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, nullptr, 0, local, 0, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 0, nullptr, 0, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 4, local, 0, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 0, local, 0, 0, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_write_atomic(nullptr, remote, 0, local, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_write_atomic(conn, nullptr, 0, local, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_write_atomic(conn, remote, 0, nullptr, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_write_atomic(conn, remote, 4, local, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_write_atomic(conn, remote, 0, local, 0, 0, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
 
 	void write_atomic_posts_fenced_write()
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(0, rpma_write_atomic(conn, remote, 16, local, 40, RPMA_F_COMPLETION_ALWAYS, ctx));
-		check({IBV_WR_RDMA_WRITE, IBV_SEND_FENCE | IBV_SEND_SIGNALED, ctx, local_sge(40, 8), RADDR + 16,
-		       RKEY},
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write_atomic(conn, remote, 16, local, 40,
+							  RPMA_F_COMPLETION_ALWAYS, ctx));
+		check({IBV_WR_RDMA_WRITE, IBV_SEND_FENCE | IBV_SEND_SIGNALED, ctx, local_sge(40, 8),
+		       RADDR + 16, RKEY},
 		      only_send());
 	}
 
@@ -453,23 +517,29 @@ public:
 		connect();
 		const int always = RPMA_F_COMPLETION_ALWAYS;
 		const auto visibility = RPMA_FLUSH_TYPE_VISIBILITY;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(nullptr, remote, 0, 8, visibility, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, nullptr, 0, 8, visibility, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, 0, 8, visibility, 0, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_flush(nullptr, remote, 0, 8, visibility, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_flush(conn, nullptr, 0, 8, visibility, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_flush(conn, remote, 0, 8, visibility, 0, ctx));
 		// our deviation: an unknown type is refused
 		for (int type : {2, -1, 100})
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, c_flush(conn, remote, 0, 8, type, always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+					     c_flush(conn, remote, 0, 8, type, always, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
 
 	void flush_persistent_needs_direct_write()
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
-							       RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP,
+				     rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
+						RPMA_F_COMPLETION_ALWAYS, ctx));
 		apply_direct_write(false);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
-							       RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP,
+				     rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
+						RPMA_F_COMPLETION_ALWAYS, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
 
@@ -477,9 +547,11 @@ public:
 	{
 		connect(RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 		apply_direct_write(true);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
-							       RPMA_F_COMPLETION_ALWAYS, ctx));
-		rpma_mr_remote *persistent_only = remote_mr(RADDR, 4096, RKEY, RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP,
+				     rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT,
+						RPMA_F_COMPLETION_ALWAYS, ctx));
+		rpma_mr_remote *persistent_only = remote_mr(RADDR, 4096, RKEY,
+							    RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOSUPP, rpma_flush(conn, persistent_only, 0, 8,
 							       RPMA_FLUSH_TYPE_VISIBILITY,
 							       RPMA_F_COMPLETION_ALWAYS, ctx));
@@ -489,20 +561,24 @@ public:
 	void flush_checks_inval_before_nosupp()
 	{
 		connect(RPMA_MR_USAGE_WRITE_DST);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT, 0, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY, 0, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, 0, 8,
+							      RPMA_FLUSH_TYPE_PERSISTENT, 0, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, 0, 8,
+							      RPMA_FLUSH_TYPE_VISIBILITY, 0, ctx));
 	}
 
 	void flush_is_8_byte_read_into_private_buffer()
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 200, 1000, RPMA_FLUSH_TYPE_VISIBILITY,
-						   RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_flush(conn, remote, 200, 1000, RPMA_FLUSH_TYPE_VISIBILITY,
+						RPMA_F_COMPLETION_ALWAYS, ctx));
 		const fake::MrReg &sink = flush_buffer();
 		CPPUNIT_ASSERT(sink.access & IBV_ACCESS_LOCAL_WRITE);
 		// len is ignored: always 8 bytes at raddr + offset
 		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx,
-		       fake::Sge{reinterpret_cast<uintptr_t>(sink.addr), 8, sink.mr->lkey}, RADDR + 200, RKEY},
+		       fake::Sge{reinterpret_cast<uintptr_t>(sink.addr), 8, sink.mr->lkey},
+		       RADDR + 200, RKEY},
 		      only_send());
 		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
 						   RPMA_F_COMPLETION_ON_ERROR, ctx));
@@ -517,7 +593,8 @@ public:
 						   RPMA_F_COMPLETION_ALWAYS, ctx));
 		const fake::MrReg &sink = flush_buffer();
 		check({IBV_WR_RDMA_READ, IBV_SEND_SIGNALED, ctx,
-		       fake::Sge{reinterpret_cast<uintptr_t>(sink.addr), 8, sink.mr->lkey}, RADDR + 24, RKEY},
+		       fake::Sge{reinterpret_cast<uintptr_t>(sink.addr), 8, sink.mr->lkey},
+		       RADDR + 24, RKEY},
 		      only_send());
 	}
 
@@ -525,8 +602,9 @@ public:
 	{
 		connect();
 		fake::fail(fake::Call::ibv_post_send, EIO);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
-								 RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
+				     rpma_flush(conn, remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
+						RPMA_F_COMPLETION_ALWAYS, ctx));
 	}
 
 	void send_rejects_bad_arguments()
@@ -537,37 +615,47 @@ public:
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send(conn, local, 0, 8, 0, ctx));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send(conn, nullptr, 0, 8, always, ctx));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send(conn, nullptr, 8, 0, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(nullptr, local, 0, 8, always, 1, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(conn, local, 0, 8, 0, 1, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(conn, nullptr, 0, 8, always, 1, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(conn, nullptr, 8, 0, always, 1, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_send_with_imm(nullptr, local, 0, 8, always, 1, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_send_with_imm(conn, local, 0, 8, 0, 1, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_send_with_imm(conn, nullptr, 0, 8, always, 1, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_send_with_imm(conn, nullptr, 8, 0, always, 1, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
 
 	void send_posts_send()
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(0, rpma_send(conn, local, 4, 27, RPMA_F_COMPLETION_ALWAYS, ctx));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_send(conn, local, 4, 27, RPMA_F_COMPLETION_ALWAYS, ctx));
 		check({IBV_WR_SEND, IBV_SEND_SIGNALED, ctx, local_sge(4, 27)}, only_send());
 	}
 
 	void send_zero_bytes()
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(0, rpma_send(conn, nullptr, 0, 0, RPMA_F_COMPLETION_ON_ERROR, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_send(conn, nullptr, 0, 0, RPMA_F_COMPLETION_ON_ERROR,
+						  ctx));
 		check({IBV_WR_SEND, 0, ctx, std::nullopt}, only_send());
 	}
 
 	void send_with_imm_sends_network_order()
 	{
 		connect();
-		CPPUNIT_ASSERT_EQUAL(0, rpma_send_with_imm(conn, local, 0, 9, RPMA_F_COMPLETION_ALWAYS, 1234, ctx));
-		CPPUNIT_ASSERT_EQUAL(0, rpma_send_with_imm(conn, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS,
-							   0xa1b2c3d4, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_send_with_imm(conn, local, 0, 9,
+							   RPMA_F_COMPLETION_ALWAYS, 1234, ctx));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_send_with_imm(conn, nullptr, 0, 0,
+							RPMA_F_COMPLETION_ALWAYS, 0xa1b2c3d4, ctx));
 		CPPUNIT_ASSERT_EQUAL(size_t{2}, fake::sends().size());
-		check({IBV_WR_SEND_WITH_IMM, IBV_SEND_SIGNALED, ctx, local_sge(0, 9), 0, 0, htonl(1234)},
+		check({IBV_WR_SEND_WITH_IMM, IBV_SEND_SIGNALED, ctx, local_sge(0, 9), 0, 0,
+		       htonl(1234)},
 		      fake::sends()[0]);
-		check({IBV_WR_SEND_WITH_IMM, IBV_SEND_SIGNALED, ctx, std::nullopt, 0, 0, htonl(0xa1b2c3d4)},
+		check({IBV_WR_SEND_WITH_IMM, IBV_SEND_SIGNALED, ctx, std::nullopt, 0, 0,
+		       htonl(0xa1b2c3d4)},
 		      fake::sends()[1]);
 	}
 
@@ -630,21 +718,28 @@ public:
 		make_conn(conn_cfg);
 		const size_t four_gib = size_t{1} << 32;
 		local = register_mr(buffer, 2 * four_gib, 0xff);
-		remote = remote_mr(RADDR, 2 * four_gib, RKEY, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
+		remote = remote_mr(RADDR, 2 * four_gib, RKEY,
+				   RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
 		const int always = RPMA_F_COMPLETION_ALWAYS;
 		for (size_t len : {four_gib, four_gib + 8}) {
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_read(conn, local, 0, remote, 0, len, always, ctx));
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write(conn, remote, 0, local, 0, len, always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_read(conn, local, 0, remote, 0, len,
+								     always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write(conn, remote, 0, local, 0,
+								      len, always, ctx));
 			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
-					     rpma_write_with_imm(conn, remote, 0, local, 0, len, always, 1, ctx));
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send(conn, local, 0, len, always, ctx));
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(conn, local, 0, len, always, 1, ctx));
+					     rpma_write_with_imm(conn, remote, 0, local, 0, len,
+								 always, 1, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+					     rpma_send(conn, local, 0, len, always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_send_with_imm(conn, local, 0, len,
+									      always, 1, ctx));
 			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_recv(conn, local, 0, len, ctx));
 		}
 		CPPUNIT_ASSERT(fake::sends().empty());
 		CPPUNIT_ASSERT(fake::recvs().empty());
 		// the largest length an SGE holds still goes out whole
-		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, 0, local, 0, four_gib - 1, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, 0, local, 0, four_gib - 1, always,
+						   ctx));
 		CPPUNIT_ASSERT_EQUAL(uint32_t{0xffffffff}, only_send().sges.at(0).length);
 	}
 
@@ -656,22 +751,33 @@ public:
 		const int always = RPMA_F_COMPLETION_ALWAYS;
 		const size_t size = sizeof(buffer);
 		const size_t huge = SIZE_MAX - 3;
-		for (auto [offset, len] : {std::pair<size_t, size_t>{size - 4, 8}, {size + 8, 0}, {huge, 8}}) {
+		for (auto [offset, len] :
+		     {std::pair<size_t, size_t>{size - 4, 8}, {size + 8, 0}, {huge, 8}}) {
 			const std::string what = std::to_string(offset) + "+" + std::to_string(len);
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
-						     rpma_read(conn, local, offset, remote, 0, len, always, ctx));
+						     rpma_read(conn, local, offset, remote, 0, len,
+							       always, ctx));
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
-						     rpma_write(conn, remote, 0, local, offset, len, always, ctx));
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL, rpma_write_with_imm(conn, remote, 0, local,
-											    offset, len, always, 1, ctx));
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL, rpma_send(conn, local, offset, len, always, ctx));
+						     rpma_write(conn, remote, 0, local, offset, len,
+								always, ctx));
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
-						     rpma_send_with_imm(conn, local, offset, len, always, 1, ctx));
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL, rpma_recv(conn, local, offset, len, ctx));
+						     rpma_write_with_imm(conn, remote, 0, local,
+									 offset, len, always, 1,
+									 ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
+						     rpma_send(conn, local, offset, len, always,
+							       ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
+						     rpma_send_with_imm(conn, local, offset, len,
+									always, 1, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
+						     rpma_recv(conn, local, offset, len, ctx));
 		}
 		// the deprecated atomic write reads 8 bytes of the local region
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 0, local, size - 4, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 0, local, huge, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, 0, local,
+								     size - 4, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_write_atomic(conn, remote, 0, local, huge, always, ctx));
 		CPPUNIT_ASSERT(fake::sends().empty());
 		CPPUNIT_ASSERT(fake::recvs().empty());
 	}
@@ -683,29 +789,41 @@ public:
 		connect();
 		apply_direct_write(true);
 		const int always = RPMA_F_COMPLETION_ALWAYS;
-		const size_t size = 4096; // of `remote`
+		const size_t size = 4096;         // of `remote`
 		const size_t huge = SIZE_MAX - 7; // 8-byte aligned
-		for (auto [offset, len] : {std::pair<size_t, size_t>{size - 4, 8}, {size + 8, 0}, {huge, 16}}) {
+		for (auto [offset, len] :
+		     {std::pair<size_t, size_t>{size - 4, 8}, {size + 8, 0}, {huge, 16}}) {
 			const std::string what = std::to_string(offset) + "+" + std::to_string(len);
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
-						     rpma_read(conn, local, 0, remote, offset, len, always, ctx));
+						     rpma_read(conn, local, 0, remote, offset, len,
+							       always, ctx));
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
-						     rpma_write(conn, remote, offset, local, 0, len, always, ctx));
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL, rpma_write_with_imm(conn, remote, offset, local,
-											    0, len, always, 1, ctx));
-			for (rpma_flush_type type : {RPMA_FLUSH_TYPE_VISIBILITY, RPMA_FLUSH_TYPE_PERSISTENT})
+						     rpma_write(conn, remote, offset, local, 0, len,
+								always, ctx));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
+						     rpma_write_with_imm(conn, remote, offset,
+									 local, 0, len, always, 1,
+									 ctx));
+			for (rpma_flush_type type :
+			     {RPMA_FLUSH_TYPE_VISIBILITY, RPMA_FLUSH_TYPE_PERSISTENT})
 				CPPUNIT_ASSERT_EQUAL_MESSAGE(what, RPMA_E_INVAL,
-							     rpma_flush(conn, remote, offset, len, type, always, ctx));
+							     rpma_flush(conn, remote, offset, len,
+									type, always, ctx));
 		}
 		// the flushed range must lie inside, and so must the 8-byte read
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, 0, size + 1, RPMA_FLUSH_TYPE_VISIBILITY,
-							      always, ctx));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_flush(conn, remote, size - 4, 0, RPMA_FLUSH_TYPE_VISIBILITY,
-							      always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_flush(conn, remote, 0, size + 1,
+						RPMA_FLUSH_TYPE_VISIBILITY, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_flush(conn, remote, size - 4, 0,
+						RPMA_FLUSH_TYPE_VISIBILITY, always, ctx));
 		const char word[8] = {};
 		for (size_t offset : {size, size + 8, huge}) {
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, remote, offset, word, always, ctx));
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_write_atomic(conn, remote, offset, local, 0, always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_atomic_write(conn, remote, offset,
+									     word, always, ctx));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+					     rpma_write_atomic(conn, remote, offset, local, 0,
+							       always, ctx));
 		}
 		CPPUNIT_ASSERT(fake::sends().empty());
 	}
@@ -716,15 +834,20 @@ public:
 		const int always = RPMA_F_COMPLETION_ALWAYS;
 		const size_t lsize = sizeof(buffer), rsize = 4096;
 		const char word[8] = {};
-		CPPUNIT_ASSERT_EQUAL(0, rpma_read(conn, local, lsize - 8, remote, rsize - 8, 8, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, rsize - 8, local, lsize - 8, 8, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, rsize, local, lsize, 0, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_read(conn, local, lsize - 8, remote, rsize - 8, 8,
+						  always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write(conn, remote, rsize - 8, local, lsize - 8, 8,
+						   always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_write(conn, remote, rsize, local, lsize, 0, always, ctx));
 		CPPUNIT_ASSERT_EQUAL(0, rpma_send(conn, local, lsize - 8, 8, always, ctx));
 		CPPUNIT_ASSERT_EQUAL(0, rpma_recv(conn, local, lsize - 8, 8, ctx));
-		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, rsize - 8, word, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(0, rpma_write_atomic(conn, remote, rsize - 8, local, lsize - 8, always, ctx));
-		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, rsize - 8, 8, RPMA_FLUSH_TYPE_VISIBILITY, always,
-						   ctx));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_atomic_write(conn, remote, rsize - 8, word, always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_write_atomic(conn, remote, rsize - 8, local, lsize - 8,
+							  always, ctx));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_flush(conn, remote, rsize - 8, 8,
+						   RPMA_FLUSH_TYPE_VISIBILITY, always, ctx));
 		CPPUNIT_ASSERT_EQUAL(size_t{7}, fake::sends().size());
 		CPPUNIT_ASSERT_EQUAL(RADDR + rsize - 8, fake::sends().back().remote_addr);
 	}

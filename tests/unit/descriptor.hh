@@ -12,7 +12,7 @@ namespace unit {
 inline constexpr size_t MR_DESCRIPTOR_SIZE = 21;
 
 inline std::array<uint8_t, MR_DESCRIPTOR_SIZE> mr_descriptor(uint64_t raddr, uint64_t size,
-							      uint32_t rkey, uint8_t usage)
+							     uint32_t rkey, uint8_t usage)
 {
 	std::array<uint8_t, MR_DESCRIPTOR_SIZE> desc{};
 	for (int i = 0; i < 8; ++i) {

@@ -97,9 +97,9 @@ public:
 	void listen_failures_release_everything()
 	{
 		make_peer();
-		for (fake::Call call : {fake::Call::rdma_create_event_channel, fake::Call::rdma_create_id,
-					fake::Call::rdma_getaddrinfo, fake::Call::rdma_bind_addr,
-					fake::Call::rdma_listen}) {
+		for (fake::Call call : {fake::Call::rdma_create_event_channel,
+					fake::Call::rdma_create_id, fake::Call::rdma_getaddrinfo,
+					fake::Call::rdma_bind_addr, fake::Call::rdma_listen}) {
 			fake::fail(call, EADDRINUSE);
 			rpma_ep *out = sentinel;
 			errno = 0;
@@ -185,10 +185,8 @@ public:
 			int err;
 			int expected;
 		} cases[] = {
-			{ENODATA, RPMA_E_NO_EVENT},
-			{EAGAIN, RPMA_E_NO_EVENT},
-			{EWOULDBLOCK, RPMA_E_NO_EVENT},
-			{EIO, RPMA_E_PROVIDER},
+			{ENODATA, RPMA_E_NO_EVENT},     {EAGAIN, RPMA_E_NO_EVENT},
+			{EWOULDBLOCK, RPMA_E_NO_EVENT}, {EIO, RPMA_E_PROVIDER},
 			{EINVAL, RPMA_E_PROVIDER},
 		};
 		for (const auto &c : cases) {
@@ -203,11 +201,13 @@ public:
 	void next_conn_req_rejects_other_events()
 	{
 		listen();
-		for (rdma_cm_event_type type : {RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_DISCONNECTED,
-						RDMA_CM_EVENT_ADDR_CHANGE}) {
+		for (rdma_cm_event_type type :
+		     {RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_DISCONNECTED,
+		      RDMA_CM_EVENT_ADDR_CHANGE}) {
 			fake::queue_cm_event(type);
 			rpma_conn_req *out = req_sentinel;
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_ep_next_conn_req(ep, nullptr, &out));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+					     rpma_ep_next_conn_req(ep, nullptr, &out));
 			CPPUNIT_ASSERT(out == req_sentinel);
 		}
 		// every event was acked
@@ -279,8 +279,9 @@ public:
 	void next_conn_req_resource_failure_rejects()
 	{
 		listen();
-		for (fake::Call call : {fake::Call::ibv_create_comp_channel, fake::Call::ibv_create_cq,
-					fake::Call::ibv_req_notify_cq, fake::Call::rdma_create_qp_ex}) {
+		for (fake::Call call :
+		     {fake::Call::ibv_create_comp_channel, fake::Call::ibv_create_cq,
+		      fake::Call::ibv_req_notify_cq, fake::Call::rdma_create_qp_ex}) {
 			const unsigned rejects = fake::count(fake::Call::rdma_reject);
 			fake::queue_cm_event(RDMA_CM_EVENT_CONNECT_REQUEST);
 			fake::fail(call, ENOMEM);
@@ -291,9 +292,10 @@ public:
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(call), rejects + 1,
 						     fake::count(fake::Call::rdma_reject));
 			// the listener, its channel and the PD remain
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(call),
-						     std::string("1 ibv_pd, 1 rdma_event_channel, 1 rdma_cm_id"),
-						     fake::live_objects());
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(
+				fake::name(call),
+				std::string("1 ibv_pd, 1 rdma_event_channel, 1 rdma_cm_id"),
+				fake::live_objects());
 		}
 	}
 
@@ -331,8 +333,8 @@ public:
 		make_peer();
 		rpma_ep *out = sentinel;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
-			return rpma_ep_listen(peer, address, service, &out);
-		}));
+					     return rpma_ep_listen(peer, address, service, &out);
+				     }));
 		CPPUNIT_ASSERT(out == sentinel);
 		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
 	}
@@ -344,8 +346,8 @@ public:
 		fake::queue_cm_event(RDMA_CM_EVENT_CONNECT_REQUEST, from_client);
 		rpma_conn_req *out = req_sentinel;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory_for(from_client.size(), [&] {
-			return rpma_ep_next_conn_req(ep, nullptr, &out);
-		}));
+					     return rpma_ep_next_conn_req(ep, nullptr, &out);
+				     }));
 		CPPUNIT_ASSERT(fake::qps().empty());
 	}
 };

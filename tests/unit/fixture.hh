@@ -65,7 +65,8 @@ protected:
 	// post(mr, offset, len) posts a receive into a region over `buffer`: it
 	// must refuse 4 GiB (an SGE holds 32 bits) and ranges past the region,
 	// posting nothing, and take the region's last 8 bytes.
-	template <typename Post> void receive_refuses_what_an_sge_cannot_hold(Post post, char *buffer, size_t size)
+	template <typename Post>
+	void receive_refuses_what_an_sge_cannot_hold(Post post, char *buffer, size_t size)
 	{
 		const size_t four_gib = size_t{1} << 32;
 		rpma_mr_local *big = register_mr(buffer, 2 * four_gib, RPMA_MR_USAGE_RECV);

@@ -107,16 +107,19 @@ public:
 			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
 					     c_log_set_threshold(threshold, RPMA_LOG_LEVEL_INFO));
 		for (int level : {-2, 6, 100})
-			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, c_log_set_threshold(RPMA_LOG_THRESHOLD, level));
+			CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+					     c_log_set_threshold(RPMA_LOG_THRESHOLD, level));
 	}
 
 	void get_threshold_rejects_bad_values()
 	{
 		rpma_log_level level = RPMA_LOG_LEVEL_FATAL;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_log_get_threshold(RPMA_LOG_THRESHOLD_MAX, &level));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_log_get_threshold(RPMA_LOG_THRESHOLD_MAX, &level));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, c_log_get_threshold(-1, &level));
 		CPPUNIT_ASSERT_EQUAL(RPMA_LOG_LEVEL_FATAL, level);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_log_get_threshold(RPMA_LOG_THRESHOLD, nullptr));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_log_get_threshold(RPMA_LOG_THRESHOLD, nullptr));
 	}
 
 	void thresholds_round_trip()
@@ -158,7 +161,8 @@ public:
 		std::thread changer([&done] {
 			rpma_log_level level;
 			while (!done) {
-				rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR);
+				rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX,
+						       RPMA_LOG_LEVEL_ERROR);
 				rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED);
 				rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &level);
 			}

@@ -17,8 +17,8 @@ namespace {
 const std::array<uint8_t, 21> golden = {
 	0x00, 0x00, 0x56, 0x34, 0x12, 0x7f, 0x00, 0x00, // raddr
 	0x00, 0x00, 0x40, 0x06, 0x00, 0x00, 0x00, 0x00, // length
-	0x2b, 0x1a, 0x00, 0x00,				 // rkey
-	0x2f,						 // usage
+	0x2b, 0x1a, 0x00, 0x00,                         // rkey
+	0x2f,                                           // usage
 };
 void *const golden_addr = reinterpret_cast<void *>(0x7f1234560000);
 constexpr size_t GOLDEN_SIZE = 100 << 20;
@@ -179,8 +179,8 @@ public:
 	{
 		ibv_device_attr_ex &attr = fake::device_attr();
 		attr.odp_caps.general_caps = IBV_ODP_SUPPORT;
-		attr.odp_caps.per_transport_caps.rc_odp_caps =
-			IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_WRITE;
+		attr.odp_caps.per_transport_caps.rc_odp_caps = IBV_ODP_SUPPORT_READ |
+							       IBV_ODP_SUPPORT_WRITE;
 		make_peer();
 	}
 
@@ -248,16 +248,21 @@ public:
 		fake::device_attr().device_cap_flags_ex |= fake::DEVICE_CAP_FLUSH;
 		make_peer();
 		fake::fail(fake::Call::ibv_reg_mr, EINVAL);
-		register_mr(buffer, 8, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+		register_mr(buffer, 8,
+			    RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 		const auto &regs = fake::registrations();
 		CPPUNIT_ASSERT_EQUAL(size_t{2}, regs.size());
 		CPPUNIT_ASSERT(regs[0].access & IBV_ACCESS_FLUSH_PERSISTENT);
-		CPPUNIT_ASSERT_EQUAL(regs[0].access & ~unsigned{IBV_ACCESS_FLUSH_PERSISTENT}, regs[1].access);
+		CPPUNIT_ASSERT_EQUAL(regs[0].access & ~unsigned{IBV_ACCESS_FLUSH_PERSISTENT},
+				     regs[1].access);
 		CPPUNIT_ASSERT(regs[1].mr);
 	}
 #endif
 
-	void dereg_rejects_null() { CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_dereg(nullptr)); }
+	void dereg_rejects_null()
+	{
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_dereg(nullptr));
+	}
 
 	void dereg_of_null_is_noop()
 	{
@@ -331,7 +336,8 @@ public:
 		desc.fill(0xcc);
 		CPPUNIT_ASSERT_EQUAL(0, rpma_mr_get_descriptor(mr, desc.data()));
 		CPPUNIT_ASSERT(desc == golden);
-		CPPUNIT_ASSERT(mr_descriptor(0x7f1234560000, GOLDEN_SIZE, 0x1a2b, GOLDEN_USAGE) == golden);
+		CPPUNIT_ASSERT(mr_descriptor(0x7f1234560000, GOLDEN_SIZE, 0x1a2b, GOLDEN_USAGE) ==
+			       golden);
 	}
 
 	void descriptor_rejects_null_and_writes_nothing()
@@ -371,7 +377,8 @@ public:
 	{
 		rpma_mr_remote *out = remote_sentinel;
 		const auto no_usage = mr_descriptor(0x1000, 64, 5, 0);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_remote_from_descriptor(nullptr, 21, &out));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_mr_remote_from_descriptor(nullptr, 21, &out));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
 				     rpma_mr_remote_from_descriptor(golden.data(), 21, nullptr));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
@@ -385,8 +392,10 @@ public:
 	{
 		rpma_mr_remote *out = remote_sentinel;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
-			return rpma_mr_remote_from_descriptor(golden.data(), golden.size(), &out);
-		}));
+					     return rpma_mr_remote_from_descriptor(golden.data(),
+										   golden.size(),
+										   &out);
+				     }));
 		CPPUNIT_ASSERT(out == remote_sentinel);
 	}
 
@@ -417,7 +426,8 @@ public:
 		int flush_type = 9;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_remote_get_size(nullptr, &size));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_remote_get_size(mr, nullptr));
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_remote_get_flush_type(nullptr, &flush_type));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_mr_remote_get_flush_type(nullptr, &flush_type));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_remote_get_flush_type(mr, nullptr));
 		CPPUNIT_ASSERT_EQUAL(size_t{9}, size);
 		CPPUNIT_ASSERT_EQUAL(9, flush_type);
@@ -467,16 +477,18 @@ public:
 	void advise_refuses_region_not_on_demand()
 	{
 		rpma_mr_local *mr = register_mr(buffer, sizeof(buffer), RPMA_MR_USAGE_WRITE_DST);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_mr_advise(mr, 0, 8,
-			IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, IBV_ADVISE_MR_FLAG_FLUSH));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_mr_advise(mr, 0, 8, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+						    IBV_ADVISE_MR_FLAG_FLUSH));
 		CPPUNIT_ASSERT(fake::advices().empty());
 	}
 
 	void advise_passes_one_sge()
 	{
 		rpma_mr_local *mr = register_on_demand(buffer, sizeof(buffer));
-		CPPUNIT_ASSERT_EQUAL(0, rpma_mr_advise(mr, 16, 64, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
-						       IBV_ADVISE_MR_FLAG_FLUSH));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_mr_advise(mr, 16, 64, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+						    IBV_ADVISE_MR_FLAG_FLUSH));
 		CPPUNIT_ASSERT_EQUAL(size_t{1}, fake::advices().size());
 		const fake::Advice &advice = fake::advices().back();
 		const fake::MrReg &reg = registration_of(mr);
@@ -517,9 +529,9 @@ public:
 			int err;
 			int expected;
 		} cases[] = {
-			{EINVAL, RPMA_E_INVAL},	   {EFAULT, RPMA_E_INVAL},
+			{EINVAL, RPMA_E_INVAL},      {EFAULT, RPMA_E_INVAL},
 			{EOPNOTSUPP, RPMA_E_NOSUPP}, {ENOTSUP, RPMA_E_NOSUPP},
-			{EIO, RPMA_E_PROVIDER},	   {ENOMEM, RPMA_E_PROVIDER},
+			{EIO, RPMA_E_PROVIDER},      {ENOMEM, RPMA_E_PROVIDER},
 		};
 		for (const auto &c : cases) {
 			fake::fail(fake::Call::ibv_advise_mr, c.err);
@@ -533,8 +545,9 @@ public:
 		char buffer[64];
 		rpma_mr_local *out = sentinel;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
-			return rpma_mr_reg(peer, buffer, sizeof(buffer), RPMA_MR_USAGE_READ_SRC, &out);
-		}));
+					     return rpma_mr_reg(peer, buffer, sizeof(buffer),
+								RPMA_MR_USAGE_READ_SRC, &out);
+				     }));
 		CPPUNIT_ASSERT(out == sentinel);
 		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
 	}

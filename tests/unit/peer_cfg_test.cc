@@ -37,18 +37,23 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_new(&peer_cfg));
 		CPPUNIT_ASSERT(peer_cfg);
 		bool supported = true;
-		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg, &supported));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg, &supported));
 		CPPUNIT_ASSERT(!supported);
 	}
 
 	void new_out_of_memory()
 	{
 		rpma_peer_cfg *out = sentinel;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] { return rpma_peer_cfg_new(&out); }));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM,
+				     out_of_memory([&] { return rpma_peer_cfg_new(&out); }));
 		CPPUNIT_ASSERT(out == sentinel);
 	}
 
-	void delete_rejects_null() { CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_cfg_delete(nullptr)); }
+	void delete_rejects_null()
+	{
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_cfg_delete(nullptr));
+	}
 
 	void delete_of_null_is_noop()
 	{
@@ -66,7 +71,8 @@ public:
 
 	void set_rejects_null()
 	{
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_cfg_set_direct_write_to_pmem(nullptr, true));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_peer_cfg_set_direct_write_to_pmem(nullptr, true));
 	}
 
 	void get_rejects_null_and_leaves_output()
@@ -84,9 +90,11 @@ public:
 	{
 		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_new(&peer_cfg));
 		for (bool value : {true, false, true}) {
-			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_set_direct_write_to_pmem(peer_cfg, value));
+			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_set_direct_write_to_pmem(peer_cfg,
+										       value));
 			bool supported = !value;
-			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg, &supported));
+			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg,
+										       &supported));
 			CPPUNIT_ASSERT_EQUAL(value, supported);
 		}
 	}
@@ -103,9 +111,11 @@ public:
 	{
 		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_new(&peer_cfg));
 		size_t size = 77;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_cfg_get_descriptor_size(nullptr, &size));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_peer_cfg_get_descriptor_size(nullptr, &size));
 		CPPUNIT_ASSERT_EQUAL(size_t{77}, size);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_cfg_get_descriptor_size(peer_cfg, nullptr));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_peer_cfg_get_descriptor_size(peer_cfg, nullptr));
 	}
 
 	void descriptor_rejects_null_and_writes_nothing()
@@ -135,7 +145,8 @@ public:
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_cfg_from_descriptor(nullptr, 1, &out));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_cfg_from_descriptor(&desc, 0, &out));
 		CPPUNIT_ASSERT(out == sentinel);
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_cfg_from_descriptor(&desc, 1, nullptr));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_peer_cfg_from_descriptor(&desc, 1, nullptr));
 	}
 
 	void from_descriptor_decodes_any_nonzero_as_supported()
@@ -143,7 +154,8 @@ public:
 		for (uint8_t byte : {0x00, 0x01, 0x80, 0xff}) {
 			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_from_descriptor(&byte, 1, &peer_cfg));
 			bool supported = byte == 0;
-			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg, &supported));
+			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg,
+										       &supported));
 			CPPUNIT_ASSERT_EQUAL(byte != 0, supported);
 			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_delete(&peer_cfg));
 		}
@@ -152,9 +164,11 @@ public:
 	void from_descriptor_ignores_extra_bytes()
 	{
 		const uint8_t desc[] = {1, 0, 0};
-		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_from_descriptor(desc, sizeof(desc), &peer_cfg));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_peer_cfg_from_descriptor(desc, sizeof(desc), &peer_cfg));
 		bool supported = false;
-		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg, &supported));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_peer_cfg_get_direct_write_to_pmem(peer_cfg, &supported));
 		CPPUNIT_ASSERT(supported);
 	}
 
@@ -163,8 +177,8 @@ public:
 		const uint8_t desc = 1;
 		rpma_peer_cfg *out = sentinel;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
-			return rpma_peer_cfg_from_descriptor(&desc, 1, &out);
-		}));
+					     return rpma_peer_cfg_from_descriptor(&desc, 1, &out);
+				     }));
 		CPPUNIT_ASSERT(out == sentinel);
 	}
 

@@ -71,7 +71,10 @@ public:
 		CPPUNIT_ASSERT(LogCapture::contains(RPMA_LOG_LEVEL_INFO, "tomic write"));
 	}
 
-	void delete_rejects_null() { CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_delete(nullptr)); }
+	void delete_rejects_null()
+	{
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_peer_delete(nullptr));
+	}
 
 	void delete_of_null_is_noop()
 	{

@@ -54,7 +54,8 @@ public:
 		// our deviation: upstream stores malloc's NULL
 		auto *const sentinel = reinterpret_cast<rpma_srq_cfg *>(0x1234);
 		rpma_srq_cfg *out = sentinel;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] { return rpma_srq_cfg_new(&out); }));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM,
+				     out_of_memory([&] { return rpma_srq_cfg_new(&out); }));
 		CPPUNIT_ASSERT(out == sentinel);
 	}
 
@@ -126,7 +127,8 @@ public:
 		}
 		stop = true;
 		writer.join();
-		CPPUNIT_ASSERT_MESSAGE("shared RQ " + std::to_string(made) + " made from rq, rcq = " + torn,
+		CPPUNIT_ASSERT_MESSAGE("shared RQ " + std::to_string(made) +
+					       " made from rq, rcq = " + torn,
 				       torn.empty());
 	}
 };

@@ -92,8 +92,9 @@ public:
 	void new_failures_release_everything()
 	{
 		make_peer();
-		for (fake::Call call : {fake::Call::ibv_create_srq, fake::Call::ibv_create_comp_channel,
-					fake::Call::ibv_create_cq, fake::Call::ibv_req_notify_cq}) {
+		for (fake::Call call :
+		     {fake::Call::ibv_create_srq, fake::Call::ibv_create_comp_channel,
+		      fake::Call::ibv_create_cq, fake::Call::ibv_req_notify_cq}) {
 			fake::fail(call, EIO);
 			rpma_srq *out = sentinel;
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(call), RPMA_E_PROVIDER,
@@ -123,11 +124,13 @@ public:
 	void delete_failures_still_clear()
 	{
 		make_peer();
-		for (fake::Call call : {fake::Call::ibv_destroy_cq, fake::Call::ibv_destroy_comp_channel,
-					fake::Call::ibv_destroy_srq}) {
+		for (fake::Call call :
+		     {fake::Call::ibv_destroy_cq, fake::Call::ibv_destroy_comp_channel,
+		      fake::Call::ibv_destroy_srq}) {
 			make_srq();
 			fake::fail(call, EIO);
-			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(call), RPMA_E_PROVIDER, rpma_srq_delete(&srq));
+			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(call), RPMA_E_PROVIDER,
+						     rpma_srq_delete(&srq));
 			CPPUNIT_ASSERT(!srq);
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(call), std::string("1 ibv_pd"),
 						     fake::live_objects());
@@ -176,7 +179,8 @@ public:
 		CPPUNIT_ASSERT_EQUAL(uint64_t(reinterpret_cast<uintptr_t>(&context)), wr.wr_id);
 		CPPUNIT_ASSERT_EQUAL(size_t{1}, wr.chain_length);
 		CPPUNIT_ASSERT_EQUAL(size_t{1}, wr.sges.size());
-		CPPUNIT_ASSERT_EQUAL(uint64_t(reinterpret_cast<uintptr_t>(buffer + 8)), wr.sges[0].addr);
+		CPPUNIT_ASSERT_EQUAL(uint64_t(reinterpret_cast<uintptr_t>(buffer + 8)),
+				     wr.sges[0].addr);
 		CPPUNIT_ASSERT_EQUAL(uint32_t{32}, wr.sges[0].length);
 		CPPUNIT_ASSERT_EQUAL(registration_of(mr).mr->lkey, wr.sges[0].lkey);
 	}
@@ -213,8 +217,9 @@ public:
 	{
 		make_peer();
 		rpma_srq *out = sentinel;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM,
-				     out_of_memory([&] { return rpma_srq_new(peer, nullptr, &out); }));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NOMEM, out_of_memory([&] {
+					     return rpma_srq_new(peer, nullptr, &out);
+				     }));
 		CPPUNIT_ASSERT(out == sentinel);
 		CPPUNIT_ASSERT_EQUAL(std::string("1 ibv_pd"), fake::live_objects());
 	}

@@ -49,7 +49,8 @@ class UtilsTest : public Fixture {
 	int odp_capable()
 	{
 		int capable = -1;
-		CPPUNIT_ASSERT_EQUAL(0, rpma_utils_ibv_context_is_odp_capable(fake::context(), &capable));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_utils_ibv_context_is_odp_capable(fake::context(),
+									      &capable));
 		return capable;
 	}
 
@@ -58,19 +59,24 @@ public:
 	{
 		ibv_context *out = sentinel;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
-				     rpma_utils_get_ibv_context(nullptr, RPMA_UTIL_IBV_CONTEXT_LOCAL, &out));
+				     rpma_utils_get_ibv_context(nullptr,
+								RPMA_UTIL_IBV_CONTEXT_LOCAL, &out));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, c_utils_get_ibv_context(address, 2, &out));
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, c_utils_get_ibv_context(address, -1, &out));
 		CPPUNIT_ASSERT(out == sentinel);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
-				     rpma_utils_get_ibv_context(address, RPMA_UTIL_IBV_CONTEXT_LOCAL, nullptr));
+				     rpma_utils_get_ibv_context(address,
+								RPMA_UTIL_IBV_CONTEXT_LOCAL,
+								nullptr));
 		CPPUNIT_ASSERT(fake::calls().empty());
 	}
 
 	void get_ibv_context_local_binds()
 	{
 		ibv_context *out = nullptr;
-		CPPUNIT_ASSERT_EQUAL(0, rpma_utils_get_ibv_context(address, RPMA_UTIL_IBV_CONTEXT_LOCAL, &out));
+		CPPUNIT_ASSERT_EQUAL(0,
+				     rpma_utils_get_ibv_context(address,
+								RPMA_UTIL_IBV_CONTEXT_LOCAL, &out));
 		CPPUNIT_ASSERT(out == fake::context());
 		CPPUNIT_ASSERT_EQUAL(size_t{1}, fake::addrinfo_queries().size());
 		check_hints(fake::addrinfo_queries()[0], true);
@@ -90,7 +96,9 @@ public:
 	void get_ibv_context_remote_resolves()
 	{
 		ibv_context *out = nullptr;
-		CPPUNIT_ASSERT_EQUAL(0, rpma_utils_get_ibv_context(address, RPMA_UTIL_IBV_CONTEXT_REMOTE, &out));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_utils_get_ibv_context(address,
+								   RPMA_UTIL_IBV_CONTEXT_REMOTE,
+								   &out));
 		CPPUNIT_ASSERT(out == fake::context());
 		check_hints(fake::addrinfo_queries()[0], false);
 		check_temporary_id();
@@ -120,7 +128,8 @@ public:
 			fake::fail(c.call, ENODEV);
 			ibv_context *out = sentinel;
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(c.call), RPMA_E_PROVIDER,
-						     rpma_utils_get_ibv_context(address, c.type, &out));
+						     rpma_utils_get_ibv_context(address, c.type,
+										&out));
 			CPPUNIT_ASSERT(out == sentinel);
 			CPPUNIT_ASSERT_EQUAL_MESSAGE(fake::name(c.call), std::string(),
 						     fake::live_objects());
@@ -133,17 +142,20 @@ public:
 		fake::set_bind_attaches_device(false);
 		ibv_context *out = sentinel;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
-				     rpma_utils_get_ibv_context("0.0.0.0", RPMA_UTIL_IBV_CONTEXT_LOCAL, &out));
+				     rpma_utils_get_ibv_context("0.0.0.0",
+								RPMA_UTIL_IBV_CONTEXT_LOCAL, &out));
 		CPPUNIT_ASSERT(out == sentinel);
 	}
 
 	void odp_rejects_null()
 	{
 		int capable = 7;
-		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL, rpma_utils_ibv_context_is_odp_capable(nullptr, &capable));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_utils_ibv_context_is_odp_capable(nullptr, &capable));
 		CPPUNIT_ASSERT_EQUAL(7, capable);
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
-				     rpma_utils_ibv_context_is_odp_capable(fake::context(), nullptr));
+				     rpma_utils_ibv_context_is_odp_capable(fake::context(),
+									   nullptr));
 	}
 
 	void odp_query_failure_reports_zero()
@@ -152,7 +164,8 @@ public:
 		fake::fail(fake::Call::ibv_query_device_ex, EIO);
 		int capable = 7;
 		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER,
-				     rpma_utils_ibv_context_is_odp_capable(fake::context(), &capable));
+				     rpma_utils_ibv_context_is_odp_capable(fake::context(),
+									   &capable));
 		CPPUNIT_ASSERT_EQUAL(0, capable);
 	}
 
@@ -221,7 +234,8 @@ public:
 			{-100010, "Unknown error"},
 		};
 		for (const auto &c : cases)
-			CPPUNIT_ASSERT_EQUAL(std::string(c.text), std::string(rpma_err_2str(c.code)));
+			CPPUNIT_ASSERT_EQUAL(std::string(c.text),
+					     std::string(rpma_err_2str(c.code)));
 	}
 };
 

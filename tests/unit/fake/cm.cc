@@ -89,7 +89,8 @@ rdma_cm_id *id_on(rdma_event_channel *channel)
 	rdma_cm_id *found = nullptr;
 	for (const IdCall &call : state().id_calls) {
 		if ((call.call == Call::rdma_create_id || call.call == Call::rdma_migrate_id) &&
-		    call.channel == channel && state().ids.has(call.id) && call.id->channel == channel)
+		    call.channel == channel && state().ids.has(call.id) &&
+		    call.id->channel == channel)
 			found = call.id;
 	}
 	return found;
@@ -188,7 +189,9 @@ void rdma_destroy_event_channel(rdma_event_channel *channel)
 	if (!known(s.event_channels, channel, "rdma_destroy_event_channel"))
 		return;
 	enter(Call::rdma_destroy_event_channel);
-	if (s.ids.count_if([channel](const rdma_cm_id &id, const NoExtra &) { return id.channel == channel; }))
+	if (s.ids.count_if([channel](const rdma_cm_id &id, const NoExtra &) {
+		    return id.channel == channel;
+	    }))
 		misuse("rdma_destroy_event_channel while ids still use it");
 	s.event_channels.drop(channel);
 }
@@ -259,7 +262,8 @@ int rdma_resolve_addr(rdma_cm_id *id, sockaddr *src_addr, sockaddr *dst_addr, in
 	if (auto err = enter(Call::rdma_resolve_addr))
 		return fail_minus_one(*err);
 	if (id->channel)
-		misuse("rdma_resolve_addr on an asynchronous id: the result would come as an event");
+		misuse("rdma_resolve_addr on an asynchronous id: the result would come as an "
+		       "event");
 	if (dst_addr)
 		std::memcpy(&id->route.addr.dst_storage, dst_addr, sockaddr_size(dst_addr));
 	id->verbs = fake::context();
@@ -309,7 +313,8 @@ int rdma_get_cm_event(rdma_event_channel *channel, rdma_cm_event **event)
 	extra.private_data = std::move(spec.private_data);
 	made->event = spec.type;
 	made->status = spec.status;
-	made->param.conn.private_data = extra.private_data.empty() ? nullptr : extra.private_data.data();
+	made->param.conn.private_data = extra.private_data.empty() ? nullptr
+								   : extra.private_data.data();
 	made->param.conn.private_data_len = static_cast<uint8_t>(extra.private_data.size());
 	rdma_cm_id *on_channel = id_on(channel);
 	if (spec.type == RDMA_CM_EVENT_CONNECT_REQUEST) {

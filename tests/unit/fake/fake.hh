@@ -140,7 +140,7 @@ struct SrqCreation {
 struct ConnParam {
 	Call call;
 	rdma_cm_id *id;
-	bool given; // the parameter pointer was not NULL
+	bool given;            // the parameter pointer was not NULL
 	rdma_conn_param param; // private_data points nowhere after the call
 	std::vector<uint8_t> private_data;
 };

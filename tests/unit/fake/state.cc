@@ -190,21 +190,66 @@ void queue_cq_event(ibv_cq *cq)
 	state().cq_events.push_back(cq);
 }
 
-const std::vector<Call> &calls() { return state().calls; }
-const std::vector<SendWr> &sends() { return state().sends; }
-const std::vector<RecvWr> &recvs() { return state().recvs; }
-const std::vector<MrReg> &registrations() { return state().registrations; }
-const std::vector<CqCreation> &cqs() { return state().cq_creations; }
-const std::vector<QpCreation> &qps() { return state().qp_creations; }
-const std::vector<SrqCreation> &srqs() { return state().srq_creations; }
-const std::vector<ConnParam> &conn_params() { return state().conn_params; }
-const std::vector<AddrInfoQuery> &addrinfo_queries() { return state().addrinfo_queries; }
-const std::vector<IdCall> &id_calls() { return state().id_calls; }
-const std::vector<CqCall> &cq_calls() { return state().cq_calls; }
-const std::vector<Advice> &advices() { return state().advices; }
-const std::vector<ibv_comp_channel *> &comp_channels() { return state().comp_channel_list; }
-const std::vector<rdma_event_channel *> &event_channels() { return state().event_channel_list; }
-const std::vector<std::string> &misuses() { return state().misuses; }
+const std::vector<Call> &calls()
+{
+	return state().calls;
+}
+const std::vector<SendWr> &sends()
+{
+	return state().sends;
+}
+const std::vector<RecvWr> &recvs()
+{
+	return state().recvs;
+}
+const std::vector<MrReg> &registrations()
+{
+	return state().registrations;
+}
+const std::vector<CqCreation> &cqs()
+{
+	return state().cq_creations;
+}
+const std::vector<QpCreation> &qps()
+{
+	return state().qp_creations;
+}
+const std::vector<SrqCreation> &srqs()
+{
+	return state().srq_creations;
+}
+const std::vector<ConnParam> &conn_params()
+{
+	return state().conn_params;
+}
+const std::vector<AddrInfoQuery> &addrinfo_queries()
+{
+	return state().addrinfo_queries;
+}
+const std::vector<IdCall> &id_calls()
+{
+	return state().id_calls;
+}
+const std::vector<CqCall> &cq_calls()
+{
+	return state().cq_calls;
+}
+const std::vector<Advice> &advices()
+{
+	return state().advices;
+}
+const std::vector<ibv_comp_channel *> &comp_channels()
+{
+	return state().comp_channel_list;
+}
+const std::vector<rdma_event_channel *> &event_channels()
+{
+	return state().event_channel_list;
+}
+const std::vector<std::string> &misuses()
+{
+	return state().misuses;
+}
 
 unsigned count(Call call)
 {

@@ -65,10 +65,10 @@ struct CqExtra {
 
 struct QpExtra {
 	rdma_cm_id *id = nullptr;
-	ibv_qp_cap cap{};		// as asked for at creation
-	bool extended = false;		// has an ibv_qp_ex interface
-	bool building = false;		// between ibv_wr_start and complete/abort
-	std::vector<SendWr> batch;	// built since ibv_wr_start
+	ibv_qp_cap cap{};          // as asked for at creation
+	bool extended = false;     // has an ibv_qp_ex interface
+	bool building = false;     // between ibv_wr_start and complete/abort
+	std::vector<SendWr> batch; // built since ibv_wr_start
 };
 
 struct EventExtra {

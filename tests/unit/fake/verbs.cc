@@ -153,7 +153,8 @@ int ibv_destroy_comp_channel(ibv_comp_channel *channel)
 		s.comp_channels.drop(channel);
 		return *err;
 	}
-	if (s.cqs.count_if([channel](const ibv_cq &cq, const CqExtra &) { return cq.channel == channel; }))
+	if (s.cqs.count_if(
+		    [channel](const ibv_cq &cq, const CqExtra &) { return cq.channel == channel; }))
 		return EBUSY;
 	s.comp_channels.drop(channel);
 	return 0;
@@ -272,7 +273,9 @@ int ibv_destroy_srq(ibv_srq *srq)
 		s.srqs.drop(srq);
 		return *err;
 	}
-	if (s.qps.count_if([srq](const ibv_qp_ex &qpx, const QpExtra &) { return qpx.qp_base.srq == srq; }))
+	if (s.qps.count_if([srq](const ibv_qp_ex &qpx, const QpExtra &) {
+		    return qpx.qp_base.srq == srq;
+	    }))
 		return EBUSY;
 	s.srqs.drop(srq);
 	return 0;
