@@ -38,39 +38,20 @@ namespace rpma::c {
 // Which C++ class stands behind each opaque C type. The C types are never
 // defined: a handle is the object's address.
 template <typename Handle> struct Impl;
-template <> struct Impl<rpma_peer> {
-	using type = Peer;
-};
-template <> struct Impl<rpma_peer_cfg> {
-	using type = PeerCfg;
-};
-template <> struct Impl<rpma_conn_cfg> {
-	using type = ConnCfg;
-};
-template <> struct Impl<rpma_srq_cfg> {
-	using type = SrqCfg;
-};
-template <> struct Impl<rpma_mr_local> {
-	using type = MrLocal;
-};
-template <> struct Impl<rpma_mr_remote> {
-	using type = MrRemote;
-};
-template <> struct Impl<rpma_cq> {
-	using type = Cq;
-};
-template <> struct Impl<rpma_srq> {
-	using type = Srq;
-};
-template <> struct Impl<rpma_conn_req> {
-	using type = ConnReq;
-};
-template <> struct Impl<rpma_ep> {
-	using type = Ep;
-};
-template <> struct Impl<rpma_conn> {
-	using type = Conn;
-};
+// one line a handle (clang-format would spread each over three)
+// clang-format off
+template <> struct Impl<rpma_peer> { using type = Peer; };
+template <> struct Impl<rpma_peer_cfg> { using type = PeerCfg; };
+template <> struct Impl<rpma_conn_cfg> { using type = ConnCfg; };
+template <> struct Impl<rpma_srq_cfg> { using type = SrqCfg; };
+template <> struct Impl<rpma_mr_local> { using type = MrLocal; };
+template <> struct Impl<rpma_mr_remote> { using type = MrRemote; };
+template <> struct Impl<rpma_cq> { using type = Cq; };
+template <> struct Impl<rpma_srq> { using type = Srq; };
+template <> struct Impl<rpma_conn_req> { using type = ConnReq; };
+template <> struct Impl<rpma_ep> { using type = Ep; };
+template <> struct Impl<rpma_conn> { using type = Conn; };
+// clang-format on
 
 template <typename Handle> auto *impl(Handle *handle) noexcept
 {
