@@ -192,7 +192,10 @@ int Client::post_init(thread_data *td)
 	Client *c = client_of(td);
 	const unsigned depth = td->o.iodepth;
 	c->pending_.reserve(depth);
-	c->completed_.reserve(depth);
+	// completed_ keeps what the last getevents handed out (up to depth)
+	// until the next one, while fio queues anew: a sync with nothing to
+	// flush completes at once, and every io_u in flight may complete
+	c->completed_.reserve(2 * static_cast<size_t>(depth));
 	c->inflight_.reserve(depth, c->flush_merge());
 	c->local_base_ = td->orig_buffer;
 	int ret = rpma_mr_reg(c->peer_, td->orig_buffer, td->orig_buffer_size,
