@@ -14,6 +14,8 @@
 #   BENCH_PORT            first port to use (default 7300)
 #   BENCH_ROWS            a regular expression: only the fio rows it matches
 #   BENCH_FIO_ONLY        1: no perftest, no rpma-bench (quick comparisons)
+#   BENCH_SCALING         1: only the scaling rows and the latency baselines
+#   CM_LOG_SO             cm-log.so, preloaded into the scaling rows' fio
 #
 # Writes to BENCH_RAW:
 #   runs       one line per fio pair: ROW<TAB>IMPL<TAB>ROUND<TAB>CLIENT-STATUS SERVER-STATUS
@@ -279,17 +281,87 @@ if [[ ${BENCH_COUNTS:-0} == 1 ]]; then
 fi
 
 # --- scaling: many jobs, each its own connection ------------------------------
+# Builtins only where it can be: in the guest starting a process takes up
+# to a second.
 # rss_kb PID: the process's resident memory
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
-# connected PORT N: how many RDMA-CM ids on PORT..PORT+N-1 are connected
-connected() {
-	rdma res show cm_id 2>/dev/null | grep -c "state CONNECT.*src-addr [^ ]*:\($(seq -s '\|' "$1" $(($1 + $2 - 1)))\) "
+rss_kb() {
+	local k v _
+	while read -r k v _; do
+		[[ $k == VmRSS: ]] && echo "$v" && return
+	done <"/proc/$1/status" 2>/dev/null
 }
-# scale_pair IMPL KIND NUMJOBS: one timed pair of NUMJOBS jobs a side;
-# one line in $raw/scaling/list: IMPL KIND NJ STATUS CONNECT-S RSS0 RSS1
+# sample VAR: sets VAR to the guest's CPU ticks (user nice system idle
+# iowait irq softirq), its softirq threads' (utime + stime, all CPUs: the
+# kernel's share of the work, rxe's), the packets the device has sent and
+# the time (s)
+sample() {
+	local f s comm v k=0 p=-
+	for f in /proc/[0-9]*/stat; do
+		{ read -r s <"$f"; } 2>/dev/null || continue
+		comm=${s#*(} comm=${comm%)*}
+		[[ $comm == ksoftirqd/* ]] || continue
+		# the fields after the name: state is [0], utime [11], stime [12]
+		read -ra v <<<"${s##*) }"
+		k=$((k + v[11] + v[12]))
+	done
+	read -r p <"/sys/class/infiniband/$dev/ports/1/hw_counters/sent_pkts" 2>/dev/null
+	read -ra v </proc/stat
+	printf -v "$1" '%s,' "${v[@]:1:7}" "$k" "$p" "$EPOCHREALTIME"
+}
+# watch_pair NJ SERVER-PID CLIENT-PID T0 CLIENT-LOG SERVER-LOG: what
+# scale_pair notes while the pair runs, on one line: the microseconds from
+# T0 (the client's start) until the client's first RDMA-CM id and until
+# the last of the 2 NJ ends has its connection established (cm-log.cc's
+# lines), the server's RSS then, and two samples 1.2 s and 4.2 s after
+# that, inside the measured part of the run (from 1 s to 6 s). At
+# real-time priority, and builtins only until the second sample: in the
+# guest a process takes up to a second to start, and busy-polling clients
+# would starve a normal one for longer.
+watch_pair() {
+	local nj=$1 s=$2 c=$3 t0=$4 tf=- tc=- r1=- a=- b=- sleeper f w t n last first=0 k v _
+	chrt -f -p 10 "$BASHPID" >/dev/null 2>&1
+	# read -t on a pipe nobody writes: a sleep without a process
+	exec {sleeper}<> <(:)
+	while kill -0 "$c" 2>/dev/null; do
+		n=0 last=0
+		for f in "$5" "$6"; do
+			[[ -f $f ]] || continue
+			while read -r w t; do
+				[[ $w == first_id && $f == "$5" ]] && first=$t
+				[[ $w == established ]] && n=$((n + 1)) && ((t > last)) && last=$t
+			done <"$f"
+		done
+		if ((n >= 2 * nj)); then
+			while read -r k v _; do
+				[[ $k == VmRSS: ]] && r1=$v
+			done <"/proc/$s/status"
+			tc=$((last - t0))
+			((first)) && tf=$((first - t0))
+			break
+		fi
+		read -rt 0.1 -u "$sleeper"
+	done
+	if [[ $tc != - ]]; then
+		# until 1.2 s after the last connection, then 3 s
+		t=$((last + 1200000 - ${EPOCHREALTIME/./}))
+		if ((t > 0)); then
+			printf -v t '%d.%06d' $((t / 1000000)) $((t % 1000000))
+			read -rt "$t" -u "$sleeper"
+		fi
+		sample a
+		read -rt 3 -u "$sleeper"
+		kill -0 "$c" 2>/dev/null && sample b
+	fi
+	exec {sleeper}<&-
+	printf '%s\t%s\t%s\t%s\t%s\n' "$tf" "$tc" "$r1" "${a%,}" "${b%,}"
+}
+# scale_pair IMPL KIND NUMJOBS BUSY ROUND: one timed pair of NUMJOBS jobs a
+# side, the clients with busy_wait_polling=BUSY, both fio processes with
+# cm-log.cc preloaded; one line in $raw/scaling/list: IMPL KIND NJ BUSY
+# ROUND STATUS RSS0 and watch_pair's line
 scale_pair() {
-	local impl=$1 kind=$2 nj=$3 cmd se ce s c cst sst extra=() lib t0 tc=- r0 r1=-
-	local base=$raw/scaling/$kind.nj$nj.$impl sqd=16
+	local impl=$1 kind=$2 nj=$3 busy=$4 r=$5 cmd se ce s c cst sst extra=() lib t0 r0 w
+	local base=$raw/scaling/$kind.nj$nj.busy$busy.$impl.r$r sqd=16
 	if [[ $impl == ours ]]; then
 		cmd=(fio) lib=$RPMA_LIB_DIR
 		se=(--ioengine="external:$ENGINE_DIR/librpma_${kind}_server.so")
@@ -303,35 +375,31 @@ scale_pair() {
 	# measure the scheduler
 	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=32
 	port=$((port + nj + 8))
-	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${cmd[@]}" --output-format=json \
-		--output="$base.server.json" --name=server "${se[@]}" --serverip="$ip" \
-		--port="$port" --thread --numjobs="$nj" --group_reporting \
-		--filename=malloc --size=1m --iodepth="$sqd" "${extra[@]}") >"$base.server.log" 2>&1 &
+	rm -f "$base.cm-client" "$base.cm-server"
+	(cd "$work" && LD_LIBRARY_PATH=$lib LD_PRELOAD=$CM_LOG_SO RPMA_BENCH_CM_LOG=$base.cm-server \
+		exec "${cmd[@]}" --output-format=json --output="$base.server.json" --name=server \
+		"${se[@]}" --serverip="$ip" --port="$port" --thread --numjobs="$nj" \
+		--group_reporting --filename=malloc --size=1m --iodepth="$sqd" \
+		"${extra[@]}") >"$base.server.log" 2>&1 &
 	s=$!
 	wait_listen "$port" "$nj" 300 || say "scaling $kind $nj $impl: the server does not listen"
 	r0=$(rss_kb "$s")
-	t0=$EPOCHREALTIME
-	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${cmd[@]}" --output-format=json \
-		--output="$base.client.json" --name=client "${ce[@]}" --serverip="$ip" \
-		--port="$port" --thread --numjobs="$nj" --group_reporting --rw=write \
-		--bs=4k --iodepth=16 --size=1m --create_serialize=0 --time_based \
-		--ramp_time=1 --runtime="$runtime") >"$base.client.log" 2>&1 &
+	t0=${EPOCHREALTIME/./}
+	(cd "$work" && LD_LIBRARY_PATH=$lib LD_PRELOAD=$CM_LOG_SO RPMA_BENCH_CM_LOG=$base.cm-client \
+		exec "${cmd[@]}" --output-format=json --output="$base.client.json" --name=client \
+		"${ce[@]}" --serverip="$ip" --port="$port" --thread --numjobs="$nj" \
+		--group_reporting --rw=write --bs=4k --iodepth=16 --size=1m --create_serialize=0 \
+		--time_based --ramp_time=1 --runtime="$runtime" \
+		--busy_wait_polling="$busy") >"$base.client.log" 2>&1 &
 	c=$!
-	# until every job is connected (the client's start-up included)
-	while kill -0 "$c" 2>/dev/null; do
-		if (($(connected "$port" "$nj") >= nj)); then
-			tc=$(echo "$EPOCHREALTIME - $t0" | bc)
-			r1=$(rss_kb "$s")
-			break
-		fi
-		sleep 0.1
-	done
+	w=$(watch_pair "$nj" "$s" "$c" "$t0" "$base.cm-client" "$base.cm-server")
 	wait_exit "$c" $((runtime + 300))
 	cst=$?
 	wait_exit "$s" 60
 	sst=$?
-	printf '%s\t%s\t%s\t%s %s\t%s\t%s\t%s\n' "$impl" "$kind" "$nj" "$cst" "$sst" "$tc" "$r0" "$r1" >>"$raw/scaling/list"
-	say "scaling $kind nj$nj $impl: status $cst $sst, connected after $tc s, server RSS $r0 -> $r1 kB"
+	printf '%s\t%s\t%s\t%s\t%s\t%s %s\t%s\t%s\n' "$impl" "$kind" "$nj" "$busy" "$r" \
+		"$cst" "$sst" "$r0" "$w" >>"$raw/scaling/list"
+	say "scaling $kind nj$nj busy$busy $impl round $r: status $cst $sst; first id, all connected (us), RSS: $(cut -f1-3 <<<"$w")"
 }
 
 # --- like-for-like latency: perftest's clock against the wall clock ------------
@@ -390,12 +458,19 @@ latbase() {
 
 if [[ ${BENCH_SCALING:-0} == 1 ]]; then
 	mkdir -p "$raw/scaling"
-	latbase
-	for nj in 1 4 16 64; do
-		for kind in apm gpspm; do
-			for impl in ours ref; do
-				((nj == 64)) && [[ $impl == ref ]] && continue
-				scale_pair "$impl" "$kind" "$nj"
+	# --rows picks among "latbase" and KIND-njN-busyB-IMPL
+	[[ latbase =~ ${BENCH_ROWS:-.} ]] && latbase
+	# the reference's clients spin whatever busy_wait_polling says
+	# (docs/engines.md): busy_wait_polling=0 is ours alone. A round runs
+	# every row once: a change in the host's load hits all rows alike.
+	for ((r = 1; r <= rounds; r++)); do
+		for nj in 1 4 16 64; do
+			for kind in apm gpspm; do
+				for spec in ours:1 ref:1 ours:0; do
+					((nj == 64)) && [[ $spec == ref:* ]] && continue
+					[[ $kind-nj$nj-busy${spec#*:}-${spec%:*} =~ ${BENCH_ROWS:-.} ]] || continue
+					scale_pair "${spec%:*}" "$kind" "$nj" "${spec#*:}" "$r"
+				done
 			done
 		done
 	done

@@ -22,58 +22,127 @@ def fio_json(path):
         return None
 
 
-def job_sum(j, key):
-    return sum(job[key] for job in j["jobs"]) if j else None
-
-
 def iops(j):
     if not j:
         return None
     return sum(job["write"]["iops"] + job["read"]["iops"] for job in j["jobs"])
 
 
-def cpu(j):
+def cpu(j, nj):
+    """usr + sys of all the side's jobs, % of one CPU (group_reporting
+    reports the jobs' mean)"""
     if not j:
         return None
-    return sum(job["usr_cpu"] + job["sys_cpu"] for job in j["jobs"])
+    return sum(job["usr_cpu"] + job["sys_cpu"] for job in j["jobs"]) * nj
 
 
 def num(v, f="{:,.0f}"):
     return f.format(v) if v is not None else "-"
 
 
+def opt_us(v):
+    """microseconds to seconds"""
+    return int(v) / 1e6 if v.isdigit() else None
+
+
+def opt_int(v):
+    return int(v) if v.isdigit() else None
+
+
+USER_HZ = 100
+
+
+def window(a, b, iops):
+    """the guest's CPU in the sampled window: busy % of all its CPUs,
+    softirq and ksoftirqd % of one CPU, packets per I/O"""
+    if a in ("-", "") or b in ("-", "") or not iops:
+        return {}
+    a = [float(x) for x in a.split(",")]
+    b = [float(x) for x in b.split(",")]
+    d = [y - x for x, y in zip(a, b)]
+    # user nice system idle iowait irq softirq ksoftirqd packets time
+    ticks = sum(d[0:7])
+    if ticks <= 0 or d[9] <= 0:
+        return {}
+    return dict(busy=100 * (ticks - d[3] - d[4]) / ticks,
+                softirq=100 * d[6] / (d[9] * USER_HZ),
+                ksoftirqd=100 * d[7] / (d[9] * USER_HZ),
+                pkts=d[8] / (d[9] * iops))
+
+
+def median(values):
+    v = sorted(x for x in values if x is not None)
+    if not v:
+        return None
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
 def scaling(raw, o):
     path = os.path.join(raw, "scaling", "list")
     if not os.path.exists(path):
         return
-    rows = {}
+    runs = {}
     for line in open(path).read().splitlines():
-        impl, kind, nj, status, tc, r0, r1 = line.split("\t")
+        impl, kind, nj, busy, rnd, status, r0, tf, tc, r1, wa, wb = line.split("\t")
         nj = int(nj)
-        base = os.path.join(raw, "scaling", f"{kind}.nj{nj}.{impl}")
+        base = os.path.join(raw, "scaling", f"{kind}.nj{nj}.busy{busy}.{impl}.r{rnd}")
         c, s = fio_json(base + ".client.json"), fio_json(base + ".server.json")
-        rows[kind, nj, impl] = dict(status=status, tc=None if tc == "-" else float(tc),
-                                    r0=int(r0) if r0.isdigit() else None,
-                                    r1=int(r1) if r1.isdigit() else None,
-                                    iops=iops(c), ccpu=cpu(c), scpu=cpu(s))
+        n = iops(c)
+        runs.setdefault((kind, nj, busy, impl), []).append(dict(
+            status=status, tf=opt_us(tf), tc=opt_us(tc), r0=opt_int(r0), r1=opt_int(r1),
+            iops=n, ccpu=cpu(c, nj), scpu=cpu(s, nj), w=window(wa, wb, n) or {}))
+    # each figure the median of the rounds
+    rows = {}
+    for key, rs in runs.items():
+        r = {k: median(x[k] for x in rs)
+             for k in ("tf", "tc", "r0", "r1", "iops", "ccpu", "scpu")}
+        for k in ("busy", "softirq", "pkts"):
+            r[k] = median(x["w"].get(k) for x in rs)
+        r["all"] = ", ".join(num(x["iops"]) for x in rs)
+        r["status"] = ", ".join(x["status"] for x in rs)
+        rows[key] = r
+    nrounds = max(len(rs) for rs in runs.values())
     o.append("## Scaling: numjobs, each job its own connection\n")
     o.append("Write, 4 KiB, iodepth 16 per job, 1 MiB per job (`filename=malloc` on the server), "
-             "5 s after 1 s of ramp-up, `group_reporting`; GPSPM servers with "
-             "`busy_wait_polling=0` (64 spinning server threads on 2 CPUs would measure the "
-             "scheduler). IOPS: all jobs together. CPU: fio's usr + sys, summed over the side's "
-             "jobs, % of one CPU. Connect: from the client's start (its start-up included) until "
-             "the server's RDMA-CM ids of all jobs are connected (polled every 0.1 s). Server "
-             "memory: its RSS once all jobs listen and once all are connected; per connection "
-             "is the growth over numjobs (the regions are allocated before listening).\n")
-    o.append("| kind | numjobs | impl | IOPS | IOPS / job | client CPU % | server CPU % | "
-             "connect s | server RSS kB before / after | per connection kB | status |")
-    o.append("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-    for (kind, nj, impl), r in sorted(rows.items(), key=lambda x: (x[0][0], x[0][1], x[0][2])):
-        per = (r["r1"] - r["r0"]) / nj if r["r0"] is not None and r["r1"] is not None else None
-        o.append(f"| {kind} | {nj} | {impl} | {num(r['iops'])} | "
-                 f"{num(r['iops'] / nj if r['iops'] else None)} | {num(r['ccpu'])} | "
-                 f"{num(r['scpu'])} | {num(r['tc'], '{:.2f}')} | {num(r['r0'])} / {num(r['r1'])} | "
-                 f"{num(per)} | {r['status']} |")
+             "5 s after 1 s of ramp-up, `group_reporting`, the guest's 2 vCPUs; GPSPM servers "
+             "with `busy_wait_polling=0` (64 spinning server threads on 2 CPUs would measure the "
+             "scheduler). busy: the clients' `busy_wait_polling` (the reference's clients spin "
+             "whatever it says, so only ours run with 0). "
+             f"{nrounds} round(s), each running every row once; each figure is the median of "
+             "the rounds, the IOPS of each round are listed. IOPS: all jobs together. Client and "
+             "server CPU: fio's usr + sys of all the side's jobs, % of one CPU. Guest busy: the "
+             "guest's non-idle time, % of its 2 CPUs; softirq: its softirq time (rxe's "
+             "transport when not run inside the client's own system calls), % of one CPU; "
+             "both sampled from /proc/stat from 1.5 to 4.5 s after all connections were up, as "
+             "are the packets per I/O. First id: from the client's start until the first RDMA-CM "
+             "id of its connections appears (fio's start-up); connected: until both ends of all "
+             "connections are up (sampled every 0.1 s by a watcher at real-time priority). "
+             "Server RSS: once all jobs listen and once all are connected.\n")
+    o.append("| kind | numjobs | busy | impl | IOPS | IOPS / job | IOPS per round | "
+             "client CPU % | server CPU % | guest busy % | softirq % | packets / I/O | "
+             "first id s | connected s | server RSS kB listening / connected | status |")
+    o.append("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+             "---: | ---: | ---: | --- |")
+    order = sorted(rows.items(), key=lambda x: (x[0][0], x[0][1], -int(x[0][2]), x[0][3]))
+    for (kind, nj, busy, impl), r in order:
+        o.append(f"| {kind} | {nj} | {busy} | {impl} | {num(r['iops'])} | "
+                 f"{num(r['iops'] / nj if r['iops'] else None)} | {r['all']} | "
+                 f"{num(r['ccpu'])} | {num(r['scpu'])} | {num(r['busy'])} | "
+                 f"{num(r['softirq'])} | {num(r['pkts'], '{:.2f}')} | {num(r['tf'], '{:.2f}')} | "
+                 f"{num(r['tc'], '{:.2f}')} | {num(r['r0'])} / {num(r['r1'])} | {r['status']} |")
+    o.append("")
+    # memory per connection: the growth of the connected server's RSS
+    # over numjobs, each job's region (1 MiB) included
+    o.append("Server memory per connection: the connected server's RSS grows by this much per "
+             "job from 1 job to N (each job's 1 MiB region included; beyond it: the rest).\n")
+    o.append("| kind | busy | impl | numjobs | kB per job | beyond the region kB |")
+    o.append("| --- | ---: | --- | ---: | ---: | ---: |")
+    for (kind, nj, busy, impl), r in order:
+        one = rows.get((kind, 1, busy, impl))
+        if nj == 1 or not one or one["r1"] is None or r["r1"] is None:
+            continue
+        per = (r["r1"] - one["r1"]) / (nj - 1)
+        o.append(f"| {kind} | {busy} | {impl} | 1 -> {nj} | {per:,.0f} | {per - 1024:,.0f} |")
     o.append("")
 
 
