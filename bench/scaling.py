@@ -70,6 +70,42 @@ def window(a, b, iops):
                 pkts=d[8] / (d[9] * iops))
 
 
+def host_samples(raw):
+    """bench/run's host_cpu_sampler: (time, QEMU ticks, host busy, host total)"""
+    try:
+        lines = open(os.path.join(raw, "host-cpu")).read().splitlines()
+    except OSError:
+        return []
+    return [tuple(float(x) for x in line.split()) for line in lines if len(line.split()) == 4]
+
+
+def host_window(samples, t0, t1):
+    """the host cores QEMU used and the host's busy % from t0 to t1 (host
+    time), from the samples nearest inside"""
+    inside = [x for x in samples if t0 <= x[0] <= t1]
+    if len(inside) < 2:
+        return {}
+    a, b = inside[0], inside[-1]
+    dt = b[0] - a[0]
+    if dt <= 0 or b[3] <= a[3]:
+        return {}
+    return dict(vm_cores=(b[1] - a[1]) / USER_HZ / dt,
+                host_busy=100 * (b[2] - a[2]) / (b[3] - a[3]))
+
+
+def clock_offset(raw):
+    """host time minus guest time: a report's mtime (the host's clock, set
+    as fio wrote it over 9p) minus fio's own timestamp in it (the guest's)"""
+    d = os.path.join(raw, "scaling")
+    offs = []
+    for f in os.listdir(d) if os.path.isdir(d) else []:
+        if f.endswith(".client.json"):
+            j = fio_json(os.path.join(d, f))
+            if j and "timestamp_ms" in j:
+                offs.append(os.path.getmtime(os.path.join(d, f)) - j["timestamp_ms"] / 1000)
+    return median(offs)
+
+
 def median(values):
     v = sorted(x for x in values if x is not None)
     if not v:
@@ -82,6 +118,7 @@ def scaling(raw, o):
     if not os.path.exists(path):
         return
     runs = {}
+    samples, off = host_samples(raw), clock_offset(raw)
     for line in open(path).read().splitlines():
         impl, kind, nj, busy, rnd, status, r0, tf, tc, r1, wa, wb = line.split("\t")
         nj = int(nj)
@@ -90,14 +127,22 @@ def scaling(raw, o):
         n = iops(c)
         runs.setdefault((kind, nj, busy, impl), []).append(dict(
             status=status, tf=opt_us(tf), tc=opt_us(tc), r0=opt_int(r0), r1=opt_int(r1),
-            iops=n, ccpu=cpu(c, nj), scpu=cpu(s, nj), w=window(wa, wb, n) or {}))
+            iops=n, ccpu=cpu(c, nj), scpu=cpu(s, nj), w=window(wa, wb, n),
+            h=host_window(samples, float(wa.split(",")[-1]) + off, float(wb.split(",")[-1]) + off)
+            if off is not None and wa not in ("-", "") and wb not in ("-", "") else {}))
     # each figure the median of the rounds
     rows = {}
     for key, rs in runs.items():
         r = {k: median(x[k] for x in rs)
              for k in ("tf", "tc", "r0", "r1", "iops", "ccpu", "scpu")}
+        r["tcc"] = median(x["tc"] - x["tf"] for x in rs
+                          if x["tc"] is not None and x["tf"] is not None)
         for k in ("busy", "softirq", "pkts"):
             r[k] = median(x["w"].get(k) for x in rs)
+        for k in ("vm_cores", "host_busy"):
+            r[k] = median(x["h"].get(k) for x in rs)
+        r["host_us"] = median(x["h"]["vm_cores"] * 1e6 / x["iops"] for x in rs
+                              if x["h"].get("vm_cores") and x["iops"])
         r["all"] = ", ".join(num(x["iops"]) for x in rs)
         r["status"] = ", ".join(x["status"] for x in rs)
         rows[key] = r
@@ -114,22 +159,28 @@ def scaling(raw, o):
              "guest's non-idle time, % of its 2 CPUs; softirq: its softirq time (rxe's "
              "transport when not run inside the client's own system calls), % of one CPU; "
              "both sampled from /proc/stat from 1.5 to 4.5 s after all connections were up, as "
-             "are the packets per I/O. First id: from the client's start until the first RDMA-CM "
+             "are the packets per I/O, and from the host: the host cores QEMU got (all of the guest's "
+             "vCPUs together) and the host's own busy %, aligned by the clocks' offset (a report's "
+             "mtime on the host against fio's timestamp in it); host CPU per I/O is QEMU's host "
+             "CPU time over the I/Os. First id: from the client's start until the first RDMA-CM "
              "id of its connections appears (fio's start-up); connected: until both ends of all "
              "connections are up (sampled every 0.1 s by a watcher at real-time priority). "
              "Server RSS: once all jobs listen and once all are connected.\n")
     o.append("| kind | numjobs | busy | impl | IOPS | IOPS / job | IOPS per round | "
-             "client CPU % | server CPU % | guest busy % | softirq % | packets / I/O | "
-             "first id s | connected s | server RSS kB listening / connected | status |")
+             "client CPU % | server CPU % | guest busy % | softirq % | host cores for the VM | "
+             "host busy % | host CPU us / I/O | packets / I/O | first id s | connected s | connecting s | "
+             "server RSS kB listening / connected | status |")
     o.append("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
-             "---: | ---: | ---: | --- |")
+             "---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     order = sorted(rows.items(), key=lambda x: (x[0][0], x[0][1], -int(x[0][2]), x[0][3]))
     for (kind, nj, busy, impl), r in order:
         o.append(f"| {kind} | {nj} | {busy} | {impl} | {num(r['iops'])} | "
                  f"{num(r['iops'] / nj if r['iops'] else None)} | {r['all']} | "
                  f"{num(r['ccpu'])} | {num(r['scpu'])} | {num(r['busy'])} | "
-                 f"{num(r['softirq'])} | {num(r['pkts'], '{:.2f}')} | {num(r['tf'], '{:.2f}')} | "
-                 f"{num(r['tc'], '{:.2f}')} | {num(r['r0'])} / {num(r['r1'])} | {r['status']} |")
+                 f"{num(r['softirq'])} | {num(r['vm_cores'], '{:.2f}')} | "
+                 f"{num(r['host_busy'])} | {num(r['host_us'])} | {num(r['pkts'], '{:.2f}')} | {num(r['tf'], '{:.2f}')} | "
+                 f"{num(r['tc'], '{:.2f}')} | {num(r['tcc'], '{:.2f}')} | "
+                 f"{num(r['r0'])} / {num(r['r1'])} | {r['status']} |")
     o.append("")
     # memory per connection: the growth of the connected server's RSS
     # over numjobs, each job's region (1 MiB) included
