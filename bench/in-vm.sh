@@ -284,8 +284,9 @@ fi
 # Builtins only where it can be: in the guest starting a process takes up
 # to a second.
 # rss_kb PID: the process's resident memory, from its page tables
-# (smaps_rollup): VmRSS lags by up to 64 pages a thread before Linux 6.2
-# (per-thread counters), and with 64 job threads it was seen 50 MB low
+# (smaps_rollup), not from the counters behind VmRSS, which lag per thread
+# before Linux 6.2. (Both read a 64-job server at about half its size in
+# some runs; the cause is not known: bench/README.md.)
 rss_kb() {
 	local k v _
 	while read -r k v _; do
