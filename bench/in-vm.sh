@@ -329,7 +329,7 @@ watch_pair() {
 		n=0 last=0
 		for f in "$5" "$6"; do
 			[[ -f $f ]] || continue
-			while read -r w t; do
+			while read -r w t _; do
 				[[ $w == first_id && $f == "$5" ]] && first=$t
 				[[ $w == established ]] && n=$((n + 1)) && ((t > last)) && last=$t
 			done <"$f"
