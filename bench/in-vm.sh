@@ -285,8 +285,7 @@ fi
 # to a second.
 # rss_kb PID: the process's resident memory, from its page tables
 # (smaps_rollup), not from the counters behind VmRSS, which lag per thread
-# before Linux 6.2. (Both read a 64-job server at about half its size in
-# some runs; the cause is not known: bench/README.md.)
+# before Linux 6.2
 rss_kb() {
 	local k v _
 	while read -r k v _; do

@@ -165,7 +165,9 @@ def scaling(raw, o):
              "CPU time over the I/Os. First id: from the client's start until the first RDMA-CM "
              "id of its connections appears (fio's start-up); connected: until both ends of all "
              "connections are up (sampled every 0.1 s by a watcher at real-time priority). "
-             "Server RSS: once all jobs listen and once all are connected.\n")
+             "Server RSS: once all jobs listen and once all are connected (jobs start their I/O "
+             "as soon as they are connected: when connecting takes longer than a job's 6 s, the "
+             "first jobs have ended and freed their regions by then, and that reading is low).\n")
     o.append("| kind | numjobs | busy | impl | IOPS | IOPS / job | IOPS per round | "
              "client CPU % | server CPU % | guest busy % | softirq % | host cores for the VM | "
              "host busy % | host CPU us / I/O | packets / I/O | first id s | connected s | connecting s | "
