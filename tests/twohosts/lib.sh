@@ -128,6 +128,20 @@ server_status() {
 
 end_serving() { touch "$D/end"; }
 
+# link_alive: whether the server guest answers ARP within 3 s, its entry
+# forgotten first (no RDMA connection is up between cases)
+link_alive() {
+	ip neigh del "$SERVERIP" dev "$nic" 2>/dev/null
+	local end=$((SECONDS + 3))
+	while ((SECONDS < end)); do
+		# any datagram makes the kernel ask for the address
+		echo 2>/dev/null >"/dev/udp/$SERVERIP/9"
+		ip neigh show "$SERVERIP" dev "$nic" | grep -q REACHABLE && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 # record NAME OUTCOME DETAIL...: one line of D/cases, tab-separated
 record() {
 	local IFS=$'\t'
