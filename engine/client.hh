@@ -93,17 +93,26 @@ private:
 	int connect();
 	int check_server(const Workspace &ws);
 	size_t post(io_u *const *batch, size_t n);
+	int read(io_u *u, int flags, uint64_t token);
+	int write(io_u *u);
 	int post_read(io_u *u, bool signaled);
 	int post_write(io_u *u);
 	int post_sync(io_u *u);
 	int post_flushes();
+	int completion_token(const ibv_wc &wc, uint64_t *token);
 	int handle(const ibv_wc &wc);
+	int complete(io_u *u);
 	int overflow();
+	int run_sync(io_u *u);
+	int sync_flush(uint64_t offset, uint64_t length);
+	int sync_poll(uint64_t *token);
+	int sync_wait();
 	int wait_for_completions();
+	int idle(size_t in_flight);
 	int reap(unsigned min);
 	int connection_check();
-	int link_check();
-	int stall_check();
+	int link_check(size_t in_flight);
+	int stall_check(size_t in_flight);
 	// Destroys the queue pair, then deregisters fio's buffers.
 	void release_buffers();
 	void abandon();
@@ -122,6 +131,8 @@ private:
 	// from a vector's front moves the rest every time
 	Ring<io_u *> completed_;
 	size_t handed_out_ = 0; // completed_[0..handed_out_) went to fio
+	// sync=1 (run_sync): written since the previous fsync/fdatasync
+	uint64_t sync_dirty_lo_ = 0, sync_dirty_hi_ = 0;
 	unsigned idle_polls_ = 0;
 	// completions handled; the count and the time stall_check last saw it move
 	uint64_t completions_ = 0;

@@ -25,10 +25,10 @@ bool InFlight::add_read(io_u *u)
 
 bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
 {
-	if (full())
+	const uint64_t seq = next_seq_;
+	if (full() || !writes_.push({u, seq}))
 		return false;
-	const uint64_t seq = next_seq_++;
-	writes_.push({u, seq});
+	next_seq_++;
 	const uint64_t hi = offset + length;
 	if (dirty_lo_ == dirty_hi_) {
 		dirty_lo_ = offset;
@@ -37,8 +37,7 @@ bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
 		dirty_lo_ = std::min(dirty_lo_, offset);
 		dirty_hi_ = std::max(dirty_hi_, hi);
 	}
-	need_flush(offset, hi, seq);
-	return true;
+	return need_flush(offset, hi, seq);
 }
 
 bool InFlight::add_sync(io_u *u, bool *done)
@@ -53,19 +52,18 @@ bool InFlight::add_sync(io_u *u, bool *done)
 		}
 		return !full() && writes_.push({u, writes_.back().seq});
 	}
-	if (full())
+	const uint64_t seq = next_seq_;
+	if (full() || !writes_.push({u, seq}))
 		return false;
-	const uint64_t seq = next_seq_++;
-	writes_.push({u, seq});
+	next_seq_++;
 	const uint64_t lo = dirty_lo_, hi = dirty_hi_;
 	dirty_lo_ = dirty_hi_ = 0;
-	need_flush(lo, hi, seq);
-	return true;
+	return need_flush(lo, hi, seq);
 }
 
 // Never short of room: each flush waiting has a write or sync of its own in
-// flight.
-void InFlight::need_flush(uint64_t lo, uint64_t hi, uint64_t seq)
+// flight (false if it were).
+bool InFlight::need_flush(uint64_t lo, uint64_t hi, uint64_t seq)
 {
 	if (!flushes_.empty()) {
 		Flush &last = flushes_.back();
@@ -74,10 +72,10 @@ void InFlight::need_flush(uint64_t lo, uint64_t hi, uint64_t seq)
 			last.offset = std::min(last.offset, lo);
 			last.length = std::max(last_hi, hi) - last.offset;
 			last.token = seq | FLUSH_BIT;
-			return;
+			return true;
 		}
 	}
-	flushes_.push({lo, hi - lo, seq | FLUSH_BIT});
+	return flushes_.push({lo, hi - lo, seq | FLUSH_BIT});
 }
 
 }

@@ -43,12 +43,12 @@ public:
 	bool full() const { return size() >= depth_; }
 	// The op_context for the next read added, if it is signaled.
 	uint64_t next_read_token() const { return next_seq_; }
-	bool add_read(io_u *u);
-	bool add_write(io_u *u, uint64_t offset, uint64_t length);
+	[[nodiscard]] bool add_read(io_u *u);
+	[[nodiscard]] bool add_write(io_u *u, uint64_t offset, uint64_t length);
 	// A sync completes once everything written before it is flushed (and
 	// flushes again what was written since the previous sync). *done: u
 	// is complete already, nothing being written.
-	bool add_sync(io_u *u, bool *done);
+	[[nodiscard]] bool add_sync(io_u *u, bool *done);
 
 	// The flushes to post, oldest first.
 	bool flush_waiting() const { return !flushes_.empty(); }
@@ -102,7 +102,7 @@ private:
 	};
 
 	// a flush of [lo, hi) completes the writes and syncs up to `seq`
-	void need_flush(uint64_t lo, uint64_t hi, uint64_t seq);
+	[[nodiscard]] bool need_flush(uint64_t lo, uint64_t hi, uint64_t seq);
 
 	Merge merge_ = Merge::ANY;
 	size_t depth_ = 0;

@@ -21,8 +21,9 @@ public:
 	bool empty() const { return size_ == 0; }
 	bool full() const { return size_ == slots_.size(); }
 
-	// false when full
-	bool push(const T &v)
+	// false when full: the value is not stored, which the caller must
+	// handle (a lost io_u would never come back to fio)
+	[[nodiscard]] bool push(const T &v)
 	{
 		if (full())
 			return false;
