@@ -359,11 +359,15 @@ int Client::commit(thread_data *td)
 		}
 	}
 	io_u_mark_submit(td, c->pending_.size());
-	size_t posted = c->post(c->pending_.data(), c->pending_.size());
+	size_t posted;
+	if ((posted = c->post(c->pending_.data(), c->pending_.size())) == c->pending_.size())
+		[[likely]] {
+		c->pending_.clear();
+		return 0;
+	}
+	// those not posted come back with EIO; the posted are in flight
 	c->pending_.erase(c->pending_.begin(),
 			  c->pending_.begin() + static_cast<std::ptrdiff_t>(posted));
-	if (c->pending_.empty())
-		return 0;
 	c->abandon();
 	return -EIO;
 }
@@ -450,8 +454,9 @@ int Client::complete(io_u *u)
 {
 	if (completed_.push(u)) [[likely]]
 		return 0;
-	report(td_, "more completed io_us than the engine has room for (%zu, iodepth=%u): "
-		    "an engine bug",
+	report(td_,
+	       "more completed io_us than the engine has room for (%zu, iodepth=%u): "
+	       "an engine bug",
 	       completed_.size(), td_->o.iodepth);
 	return job_failed(td_, EOVERFLOW, "completion");
 }
@@ -491,8 +496,7 @@ int Client::stall_check(size_t in_flight)
 {
 	const auto now = Clock::now();
 	// the first idle moment, or progress since the last one, starts the clock
-	if (completions_ != stall_mark_ || in_flight == 0 ||
-	    stall_since_ == Clock::time_point{}) {
+	if (completions_ != stall_mark_ || in_flight == 0 || stall_since_ == Clock::time_point{}) {
 		stall_mark_ = completions_;
 		stall_since_ = now;
 		return 0;

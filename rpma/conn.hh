@@ -269,7 +269,8 @@ private:
 		const bool offered = type == RPMA_FLUSH_TYPE_VISIBILITY
 					     ? (usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)
 					     : type == RPMA_FLUSH_TYPE_PERSISTENT &&
-						       (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) &&
+						       (usage &
+							RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) &&
 						       direct_write_to_pmem();
 		return offered && dst.holds(dst_offset, len > FLUSH_LENGTH ? len : FLUSH_LENGTH);
 	}
