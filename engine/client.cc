@@ -255,18 +255,23 @@ fio_q_status Client::queue(thread_data *td, io_u *u)
 		c->pending_.push_back(u);
 		return FIO_Q_QUEUED;
 	}
-	// sync=1: this io_u alone, and wait for it (nothing else is in flight).
-	// fio accounts it as it does for its synchronous engines: submitted
-	// and complete here, no submission latency, its latency from now.
-	if (fio_fill_issue_time(td))
+	return c->queue_sync(u);
+}
+
+// sync=1: this io_u alone, and wait for it (nothing else is in flight).
+// fio accounts it as it does for its synchronous engines: submitted and
+// complete here, no submission latency, its latency from now.
+fio_q_status Client::queue_sync(io_u *u)
+{
+	if (fio_fill_issue_time(td_))
 		fio_gettime(&u->issue_time, nullptr);
-	io_u_mark_submit(td, 1);
-	if (c->failed_ || c->run_sync(u)) {
-		c->abandon();
-		c->completed_.clear();
+	io_u_mark_submit(td_, 1);
+	if (failed_ || run_sync(u)) [[unlikely]] {
+		abandon();
+		completed_.clear();
 		u->error = EIO;
 	}
-	io_u_mark_complete(td, 1);
+	io_u_mark_complete(td_, 1);
 	return FIO_Q_COMPLETED;
 }
 

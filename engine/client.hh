@@ -92,24 +92,27 @@ protected:
 private:
 	int connect();
 	int check_server(const Workspace &ws);
-	size_t post(io_u *const *batch, size_t n);
-	int read(io_u *u, int flags, uint64_t token);
-	int write(io_u *u);
-	int post_read(io_u *u, bool signaled);
-	int post_write(io_u *u);
-	int post_sync(io_u *u);
+	[[gnu::always_inline]] inline size_t post(io_u *const *batch, size_t n);
+	// The helpers of the per-I/O paths are inlined into them: their calls'
+	// register saves and restores cost as much as their work.
+	[[gnu::always_inline]] inline int read(io_u *u, int flags, uint64_t token);
+	[[gnu::always_inline]] inline int write(io_u *u);
+	[[gnu::always_inline]] inline int post_read(io_u *u, bool signaled);
+	[[gnu::always_inline]] inline int post_write(io_u *u);
+	[[gnu::always_inline]] inline int post_sync(io_u *u);
 	int post_flushes();
-	int completion_token(const ibv_wc &wc, uint64_t *token);
-	int handle(const ibv_wc &wc);
+	[[gnu::always_inline]] inline int completion_token(const ibv_wc &wc, uint64_t *token);
+	[[gnu::always_inline]] inline int handle(const ibv_wc &wc);
 	int complete(io_u *u);
 	int overflow();
-	int run_sync(io_u *u);
-	int sync_flush(uint64_t offset, uint64_t length);
-	int sync_poll(uint64_t *token);
-	int sync_wait();
+	fio_q_status queue_sync(io_u *u);
+	[[gnu::always_inline]] inline int run_sync(io_u *u);
+	[[gnu::always_inline]] inline int sync_flush(uint64_t offset, uint64_t length);
+	[[gnu::always_inline]] inline int sync_poll(uint64_t *token);
+	[[gnu::always_inline]] inline int sync_wait();
 	int wait_for_completions();
 	int idle(size_t in_flight);
-	int reap(unsigned min);
+	[[gnu::always_inline]] inline int reap(unsigned min);
 	int connection_check();
 	int link_check(size_t in_flight);
 	int stall_check(size_t in_flight);
