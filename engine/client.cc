@@ -195,7 +195,7 @@ int Client::post_init(thread_data *td)
 {
 	Client *c = client_of(td);
 	const unsigned depth = td->o.iodepth;
-	c->pending_.reserve(depth);
+	c->pending_.assign(depth, nullptr);
 	// completed_ keeps what the last getevents handed out (up to depth)
 	// until the next one, while fio queues anew: a sync with nothing to
 	// flush completes at once, and every io_u in flight may complete
@@ -251,11 +251,20 @@ fio_q_status Client::queue(thread_data *td, io_u *u)
 {
 	Client *c = client_of(td);
 	fio_ro_check(td, u);
-	if (!td->o.sync_io) {
-		c->pending_.push_back(u);
-		return FIO_Q_QUEUED;
+	// two calls (tail calls), so that this one needs no frame of its own
+	return td->o.sync_io ? c->queue_sync(u) : c->queue_async(u);
+}
+
+// sync=0: posted at commit
+fio_q_status Client::queue_async(io_u *u)
+{
+	if (npending_ == pending_.size()) [[unlikely]] {
+		overflow(); // fio never queues more than iodepth
+		u->error = EIO;
+		return FIO_Q_COMPLETED;
 	}
-	return c->queue_sync(u);
+	pending_[npending_++] = u;
+	return FIO_Q_QUEUED;
 }
 
 // sync=1: this io_u alone, and wait for it (nothing else is in flight).
@@ -287,20 +296,16 @@ int Client::run_sync(io_u *u)
 	case DDIR_WRITE: {
 		if (int ret = write(u))
 			return ret;
-		const uint64_t hi = u->offset + u->xfer_buflen;
-		if (sync_dirty_lo_ == sync_dirty_hi_) {
-			sync_dirty_lo_ = u->offset;
-			sync_dirty_hi_ = hi;
-		} else {
-			sync_dirty_lo_ = std::min<uint64_t>(sync_dirty_lo_, u->offset);
-			sync_dirty_hi_ = std::max(sync_dirty_hi_, hi);
-		}
+		// no branch: the empty range is [UINT64_MAX, 0)
+		sync_dirty_lo_ = std::min<uint64_t>(sync_dirty_lo_, u->offset);
+		sync_dirty_hi_ = std::max<uint64_t>(sync_dirty_hi_, u->offset + u->xfer_buflen);
 		return sync_flush(u->offset, u->xfer_buflen);
 	}
 	default: { // fsync, fdatasync, sync_file_range: as with sync=0
 		const uint64_t lo = sync_dirty_lo_, hi = sync_dirty_hi_;
-		sync_dirty_lo_ = sync_dirty_hi_ = 0;
-		return lo == hi ? 0 : sync_flush(lo, hi - lo);
+		sync_dirty_lo_ = UINT64_MAX;
+		sync_dirty_hi_ = 0;
+		return lo >= hi ? 0 : sync_flush(lo, hi - lo);
 	}
 	}
 }
@@ -348,7 +353,8 @@ int Client::sync_poll(uint64_t *token)
 int Client::commit(thread_data *td)
 {
 	Client *c = client_of(td);
-	if (c->pending_.empty())
+	const size_t n = c->npending_;
+	if (n == 0)
 		return 0;
 	if (c->failed_) {
 		c->abandon(); // they come back with EIO
@@ -358,21 +364,21 @@ int Client::commit(thread_data *td)
 	if (fio_fill_issue_time(td)) {
 		timespec now;
 		fio_gettime(&now, nullptr);
-		for (io_u *u : c->pending_) {
-			u->issue_time = now;
-			io_u_queued(td, u);
+		for (size_t i = 0; i < n; i++) {
+			c->pending_[i]->issue_time = now;
+			io_u_queued(td, c->pending_[i]);
 		}
 	}
-	io_u_mark_submit(td, c->pending_.size());
-	size_t posted;
-	if ((posted = c->post(c->pending_.data(), c->pending_.size())) == c->pending_.size())
-		[[likely]] {
-		c->pending_.clear();
+	io_u_mark_submit(td, n);
+	const size_t posted = c->post(c->pending_.data(), n);
+	if (posted == n) [[likely]] {
+		c->npending_ = 0;
 		return 0;
 	}
 	// those not posted come back with EIO; the posted are in flight
-	c->pending_.erase(c->pending_.begin(),
-			  c->pending_.begin() + static_cast<std::ptrdiff_t>(posted));
+	std::copy(c->pending_.begin() + static_cast<std::ptrdiff_t>(posted),
+		  c->pending_.begin() + static_cast<std::ptrdiff_t>(n), c->pending_.begin());
+	c->npending_ = n - posted;
 	c->abandon();
 	return -EIO;
 }
@@ -655,9 +661,9 @@ void Client::abandon()
 	failed_ = true;
 	release_buffers();
 	inflight_.drain([this](io_u *u) { give_back(u); });
-	for (io_u *u : pending_)
-		give_back(u);
-	pending_.clear();
+	for (size_t i = 0; i < npending_; i++)
+		give_back(pending_[i]);
+	npending_ = 0;
 }
 
 // The job failed already: a full ring (reported by complete()) changes
