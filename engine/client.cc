@@ -487,6 +487,11 @@ int Client::post_flushes()
 
 int Client::poll_once()
 {
+	return poll_batch();
+}
+
+int Client::poll_batch()
+{
 	ibv_wc wc[WC_BATCH];
 	int got = 0;
 	int ret = rpma_cq_get_wc(cq_, WC_BATCH, wc, &got);
@@ -597,19 +602,23 @@ int Client::wait_for_completions()
 	return 0;
 }
 
-// Makes progress until at least min io_us are complete (one poll if 0).
-// The flushes go out only when it has to wait (at once when nothing else
-// in flight can complete): while completed io_us are
-// left for fio (which takes them one at a time by default, with
+// Makes progress until at least min io_us are complete (one poll if 0 and
+// none is). The flushes go out only when it has to wait (at once when
+// nothing else in flight can complete): while completed io_us are left for
+// fio (which takes them one at a time by default, with
 // iodepth_batch_complete_max=1), the writes it commits meanwhile join the
 // next flush. Returns the number complete, or -1 once it failed (reported).
 int Client::reap(unsigned min)
 {
+	// enough is complete already: no poll (the completions of a shared
+	// flush come together, so one now would mostly come back empty)
+	if (!completed_.empty() && completed_.size() >= min)
+		return static_cast<int>(completed_.size());
 	// at iodepth 1 always: a poll now could only come back empty
 	if (completed_.size() < min && inflight_.stalled() && post_flushes())
 		return -1;
 	for (;;) {
-		int ret = poll_once();
+		int ret = poll_batch();
 		if (failed(ret))
 			return -1;
 		if (completed_.size() >= min)
@@ -628,13 +637,19 @@ int Client::reap(unsigned min)
 // may have (busy_wait_polling=0), and now and then check that the
 // connection and the link are up and that completions still come. Nonzero
 // once failed (reported).
+// Busy polling spins here: the checks are out of line.
 int Client::idle(size_t in_flight)
+{
+	if (busy_poll_ && ++idle_polls_ % EVENT_CHECK_INTERVAL != 0) [[likely]]
+		return 0;
+	return idle_checks(in_flight);
+}
+
+int Client::idle_checks(size_t in_flight)
 {
 	if (!busy_poll_)
 		return wait_for_completions() || link_check(in_flight) || stall_check(in_flight);
-	if (++idle_polls_ % EVENT_CHECK_INTERVAL == 0)
-		return connection_check() || link_check(in_flight) || stall_check(in_flight);
-	return 0;
+	return connection_check() || link_check(in_flight) || stall_check(in_flight);
 }
 
 int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespec *)

@@ -106,7 +106,9 @@ private:
 	int post_flushes();
 	[[gnu::always_inline]] inline int completion_token(const ibv_wc &wc, uint64_t *token);
 	[[gnu::always_inline]] inline int handle(const ibv_wc &wc);
-	int complete(io_u *u);
+	// poll_once(), inlined into reap()
+	[[gnu::always_inline]] inline int poll_batch();
+	[[gnu::always_inline]] inline int complete(io_u *u);
 	int overflow();
 	fio_q_status queue_sync(io_u *u);
 	fio_q_status queue_async(io_u *u);
@@ -115,7 +117,8 @@ private:
 	[[gnu::always_inline]] inline int sync_poll(uint64_t *token);
 	[[gnu::always_inline]] inline int sync_wait();
 	int wait_for_completions();
-	int idle(size_t in_flight);
+	[[gnu::always_inline]] inline int idle(size_t in_flight);
+	int idle_checks(size_t in_flight);
 	[[gnu::always_inline]] inline int reap(unsigned min);
 	int connection_check();
 	int link_check(size_t in_flight);

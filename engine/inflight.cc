@@ -12,7 +12,8 @@ void InFlight::reserve(unsigned depth, Merge merge)
 	// every write or sync adds a flush at most
 	flushes_.reserve(depth);
 	next_seq_ = 1;
-	dirty_lo_ = dirty_hi_ = 0;
+	dirty_lo_ = NOTHING_DIRTY;
+	dirty_hi_ = 0;
 	posted_upto_ = 0;
 }
 

@@ -92,7 +92,8 @@ public:
 				done(q->front().u);
 		while (flush_waiting())
 			flushes_.pop();
-		dirty_lo_ = dirty_hi_ = 0;
+		dirty_lo_ = NOTHING_DIRTY;
+		dirty_hi_ = 0;
 	}
 
 private:
@@ -109,10 +110,13 @@ private:
 	Merge merge_ = Merge::ANY;
 	size_t depth_ = 0;
 	uint64_t next_seq_ = 1;
-	Ring<Entry> reads_, writes_;           // writes_ holds syncs too
-	Ring<Flush> flushes_;                  // not posted yet
-	uint64_t dirty_lo_ = 0, dirty_hi_ = 0; // written since the last sync
-	uint64_t posted_upto_ = 0;             // what the newest flush posted completes
+	Ring<Entry> reads_, writes_; // writes_ holds syncs too
+	Ring<Flush> flushes_;        // not posted yet
+	// written since the last sync; empty when lo >= hi, so that a write
+	// widens it without a branch
+	static constexpr uint64_t NOTHING_DIRTY = UINT64_MAX;
+	uint64_t dirty_lo_ = NOTHING_DIRTY, dirty_hi_ = 0;
+	uint64_t posted_upto_ = 0; // what the newest flush posted completes
 };
 
 // Inline: they run for every I/O, and a call costs as much as they do.
@@ -128,20 +132,15 @@ inline bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
 		return false;
 	next_seq_++;
 	const uint64_t hi = offset + length;
-	if (dirty_lo_ == dirty_hi_) {
-		dirty_lo_ = offset;
-		dirty_hi_ = hi;
-	} else {
-		dirty_lo_ = std::min(dirty_lo_, offset);
-		dirty_hi_ = std::max(dirty_hi_, hi);
-	}
+	dirty_lo_ = std::min(dirty_lo_, offset);
+	dirty_hi_ = std::max(dirty_hi_, hi);
 	return need_flush(offset, hi, seq);
 }
 
 inline bool InFlight::add_sync(io_u *u, bool *done)
 {
 	*done = false;
-	if (dirty_lo_ == dirty_hi_) {
+	if (dirty_lo_ >= dirty_hi_) {
 		// nothing written since the last sync: done once the io_us before
 		// it are, with the flush that finishes the newest of them
 		if (writes_.empty()) {
@@ -155,7 +154,8 @@ inline bool InFlight::add_sync(io_u *u, bool *done)
 		return false;
 	next_seq_++;
 	const uint64_t lo = dirty_lo_, hi = dirty_hi_;
-	dirty_lo_ = dirty_hi_ = 0;
+	dirty_lo_ = NOTHING_DIRTY;
+	dirty_hi_ = 0;
 	return need_flush(lo, hi, seq);
 }
 
