@@ -199,6 +199,14 @@ def fmt(v):
 	return "{:,.0f}".format(v)
 
 
+def function_table(top, n):
+	"""the 15 first functions of a top list, per I/O of n I/Os"""
+	o = ["| object | function | per I/O |", "| --- | --- | ---: |"]
+	for ob, fn, c in top[:15]:
+		o.append("| %s | `%s` | %s |" % (ob, fn.replace("|", "\\|")[:90], "{:,.1f}".format(c / n)))
+	return o
+
+
 def write_md(data, path):
 	ok = [d for d in data if d["status"] == "0"]
 	rows = []
@@ -266,20 +274,10 @@ def write_md(data, path):
 				d = max(ds, key=lambda x: x["n"])
 				o.append("<details><summary>%s %s %s</summary>" % (row, side, impl))
 				o.append("")
-				o.append("| object | function | per I/O |")
-				o.append("| --- | --- | ---: |")
-				for ob, fn, c in d["top"][:15]:
-					o.append("| %s | `%s` | %s |" % (ob, fn.replace("|", "\\|")[:90],
-						"{:,.1f}".format(c / d["n"])))
+				o += function_table(d["top"], d["n"])
 				if d.get("top_el"):
-					o.append("")
-					o.append("Engine and librpma alone (self, without the libc they call):")
-					o.append("")
-					o.append("| object | function | per I/O |")
-					o.append("| --- | --- | ---: |")
-					for ob, fn, c in d["top_el"][:15]:
-						o.append("| %s | `%s` | %s |" % (ob, fn.replace("|", "\\|")[:90],
-							"{:,.1f}".format(c / d["n"])))
+					o += ["", "Engine and librpma alone (self, without the libc they call):", ""]
+					o += function_table(d["top_el"], d["n"])
 				calls = ", ".join("%s %.2f" % (k, v / d["n"]) for k, v in sorted(d["polls"].items()))
 				o.append("")
 				o.append("Calls per I/O: %s" % (calls or "-"))

@@ -364,9 +364,10 @@ int Client::commit(thread_data *td)
 	if (fio_fill_issue_time(td)) {
 		timespec now;
 		fio_gettime(&now, nullptr);
+		io_u **pending = c->pending_.data(); // not reloaded after each call
 		for (size_t i = 0; i < n; i++) {
-			c->pending_[i]->issue_time = now;
-			io_u_queued(td, c->pending_[i]);
+			pending[i]->issue_time = now;
+			io_u_queued(td, pending[i]);
 		}
 	}
 	io_u_mark_submit(td, n);
@@ -610,10 +611,6 @@ int Client::wait_for_completions()
 // next flush. Returns the number complete, or -1 once it failed (reported).
 int Client::reap(unsigned min)
 {
-	// enough is complete already: no poll (the completions of a shared
-	// flush come together, so one now would mostly come back empty)
-	if (!completed_.empty() && completed_.size() >= min)
-		return static_cast<int>(completed_.size());
 	// at iodepth 1 always: a poll now could only come back empty
 	if (completed_.size() < min && inflight_.stalled() && post_flushes())
 		return -1;
@@ -657,7 +654,11 @@ int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespe
 	Client *c = client_of(td);
 	c->completed_.drop(c->handed_out_);
 	c->handed_out_ = 0;
-	if (!c->failed_ && c->reap(min) < 0) {
+	// Enough is complete already: no poll (the completions of a shared
+	// flush come together, so one now would mostly come back empty), and
+	// reap() out of line, so that this path needs no frame.
+	const bool enough = !c->completed_.empty() && c->completed_.size() >= min;
+	if (!enough && !c->failed_ && c->reap(min) < 0) [[unlikely]] {
 		c->abandon(); // fio asks for them on its way out
 		return -EIO;
 	}

@@ -119,7 +119,7 @@ private:
 	int wait_for_completions();
 	[[gnu::always_inline]] inline int idle(size_t in_flight);
 	int idle_checks(size_t in_flight);
-	[[gnu::always_inline]] inline int reap(unsigned min);
+	int reap(unsigned min);
 	int connection_check();
 	int link_check(size_t in_flight);
 	int stall_check(size_t in_flight);
