@@ -121,10 +121,12 @@ def layers(path):
 	return out, total, self_cost, calls
 
 
-def top_functions(self_cost, n=12):
+def top_functions(self_cost, n=12, only=None):
+	"""the n functions of most self cost; only: of these layers alone"""
 	byfn = collections.Counter()
 	for (ob, fl, fn), c in self_cost.items():
-		byfn[(os.path.basename(ob), fn)] += c
+		if only is None or layer_of(ob, fl) in only:
+			byfn[(os.path.basename(ob), fn)] += c
 	return byfn.most_common(n)
 
 
@@ -149,6 +151,8 @@ def main():
 		data.append(dict(row=row, impl=impl, rep=rep, n=int(n), side=side,
 			status="0", total=total, layers=dict(lay),
 			top=[[o, f, c] for (o, f), c in top_functions(self_cost, 25)],
+			top_el=[[o, f, c] for (o, f), c in
+				top_functions(self_cost, 25, ("engine", "librpma"))],
 			polls={k: v for k, v in calls.items()
 				if re.search(r"poll_cq|rpma_cq_get_wc|td_io_queue$", k)}))
 	os.makedirs(os.path.join(results, "raw"), exist_ok=True)
@@ -195,6 +199,14 @@ def fmt(v):
 	return "{:,.0f}".format(v)
 
 
+def function_table(top, n):
+	"""the 15 first functions of a top list, per I/O of n I/Os"""
+	o = ["| object | function | per I/O |", "| --- | --- | ---: |"]
+	for ob, fn, c in top[:15]:
+		o.append("| %s | `%s` | %s |" % (ob, fn.replace("|", "\\|")[:90], "{:,.1f}".format(c / n)))
+	return o
+
+
 def write_md(data, path):
 	ok = [d for d in data if d["status"] == "0"]
 	rows = []
@@ -211,7 +223,8 @@ def write_md(data, path):
 		"connection and teardown are outside the count; symbols are bound at start-up "
 		"(`LD_BIND_NOW`). **ours**: Debian's fio 3.33 + our engines + our librpma; **ref**: "
 		"fio 3.33's own librpma engines + Debian's librpma 1.2; **base** (when present): our "
-		"engines before the change under test; **final** (when present): a later build of ours "
+		"engines (and, with `BENCH_BASE_RPMA_LIB_DIR`, our librpma) before the change under "
+		"test; **final** (when present): a later build of ours "
 		"measured on some rows only. Layers: fio (fio's own code in those calls), "
 		"engine (the reference's is compiled into its fio; protobuf-c and libpmem count here), "
 		"librpma, verbs (libibverbs + the rxe provider); libc, libstdc++ and ld.so are charged "
@@ -261,11 +274,10 @@ def write_md(data, path):
 				d = max(ds, key=lambda x: x["n"])
 				o.append("<details><summary>%s %s %s</summary>" % (row, side, impl))
 				o.append("")
-				o.append("| object | function | per I/O |")
-				o.append("| --- | --- | ---: |")
-				for ob, fn, c in d["top"][:15]:
-					o.append("| %s | `%s` | %s |" % (ob, fn.replace("|", "\\|")[:90],
-						"{:,.1f}".format(c / d["n"])))
+				o += function_table(d["top"], d["n"])
+				if d.get("top_el"):
+					o += ["", "Engine and librpma alone (self, without the libc they call):", ""]
+					o += function_table(d["top_el"], d["n"])
 				calls = ", ".join("%s %.2f" % (k, v / d["n"]) for k, v in sorted(d["polls"].items()))
 				o.append("")
 				o.append("Calls per I/O: %s" % (calls or "-"))

@@ -209,10 +209,11 @@ count_pair() {
 	vg=(valgrind --tool=callgrind --collect-atstart=no --toggle-collect=td_io_queue
 		--toggle-collect=io_queue_event --toggle-collect=io_u_queued_complete)
 	if [[ $impl != ref ]]; then
-		# base: the engines of an earlier build (before/after)
+		# base: the engines (and librpma, if given) of an earlier build
+		# (before/after)
 		local edir=$ENGINE_DIR
-		[[ $impl == base ]] && edir=$BENCH_BASE_ENGINE_DIR
 		cmd=(fio) lib=$RPMA_LIB_DIR
+		[[ $impl == base ]] && edir=$BENCH_BASE_ENGINE_DIR lib=${BENCH_BASE_RPMA_LIB_DIR:-$lib}
 		se=(--ioengine="external:$edir/librpma_${kind}_server.so")
 		ce=(--ioengine="external:$edir/librpma_${kind}_client.so")
 	else
@@ -257,7 +258,9 @@ if [[ ${BENCH_COUNTS:-0} == 1 ]]; then
 	while read -r kind rw qd sync vgs ns reps base; do
 		[[ $kind-$rw-bs4k-qd$qd-nj1 =~ ${BENCH_ROWS:-.} ]] || continue
 		impls="ours ref"
-		[[ -n ${BENCH_BASE_ENGINE_DIR:-} && $base == 1 ]] && impls="base $impls"
+		# a base librpma acts on every row
+		[[ -n ${BENCH_BASE_ENGINE_DIR:-} && ($base == 1 || -n ${BENCH_BASE_RPMA_LIB_DIR:-}) ]] &&
+			impls="base $impls"
 		for ((r = 1; r <= reps; r++)); do
 			for m in ${ns//,/ }; do
 				# the implementations side by side, one lane each

@@ -26,6 +26,10 @@ const void *ctx(uint64_t token)
 	return reinterpret_cast<const void *>(token);
 }
 
+// The op_context of the one signaled operation of an I/O done with sync=1:
+// nothing else is in flight then, so any token that comes back is its.
+constexpr uint64_t SYNC_TOKEN = 1;
+
 constexpr auto RETRY_PAUSE = std::chrono::milliseconds(250);
 constexpr int GOODBYE_TIMEOUT_MS = 5000;
 // How long a connect may stay unanswered beyond connect_timeout.
@@ -191,7 +195,7 @@ int Client::post_init(thread_data *td)
 {
 	Client *c = client_of(td);
 	const unsigned depth = td->o.iodepth;
-	c->pending_.reserve(depth);
+	c->pending_.assign(depth, nullptr);
 	// completed_ keeps what the last getevents handed out (up to depth)
 	// until the next one, while fio queues anew: a sync with nothing to
 	// flush completes at once, and every io_u in flight may complete
@@ -247,29 +251,110 @@ fio_q_status Client::queue(thread_data *td, io_u *u)
 {
 	Client *c = client_of(td);
 	fio_ro_check(td, u);
-	if (!td->o.sync_io) {
-		c->pending_.push_back(u);
-		return FIO_Q_QUEUED;
+	// two calls (tail calls), so that this one needs no frame of its own
+	return td->o.sync_io ? c->queue_sync(u) : c->queue_async(u);
+}
+
+// sync=0: posted at commit
+fio_q_status Client::queue_async(io_u *u)
+{
+	if (npending_ == pending_.size()) [[unlikely]] {
+		overflow(); // fio never queues more than iodepth
+		u->error = EIO;
+		return FIO_Q_COMPLETED;
 	}
-	// sync=1: this io_u alone, and wait for it (nothing else is in flight).
-	// fio accounts it as it does for its synchronous engines: submitted
-	// and complete here, no submission latency, its latency from now.
-	if (fio_fill_issue_time(td))
+	pending_[npending_++] = u;
+	return FIO_Q_QUEUED;
+}
+
+// sync=1: this io_u alone, and wait for it (nothing else is in flight).
+// fio accounts it as it does for its synchronous engines: submitted and
+// complete here, no submission latency, its latency from now.
+fio_q_status Client::queue_sync(io_u *u)
+{
+	if (fio_fill_issue_time(td_))
 		fio_gettime(&u->issue_time, nullptr);
-	io_u_mark_submit(td, 1);
-	if (c->failed_ || c->post(&u, 1) != 1 || c->reap(1) < 0) {
-		c->abandon();
+	io_u_mark_submit(td_, 1);
+	if (failed_ || run_sync(u)) [[unlikely]] {
+		abandon();
+		completed_.clear();
 		u->error = EIO;
 	}
-	c->completed_.clear();
-	io_u_mark_complete(td, 1);
+	io_u_mark_complete(td_, 1);
 	return FIO_Q_COMPLETED;
+}
+
+// One I/O from post to completion, without the bookkeeping of I/Os in
+// flight (InFlight, the rings): one operation of it is signaled, and the
+// completion carrying its token ends it. 0, or nonzero once failed
+// (reported).
+int Client::run_sync(io_u *u)
+{
+	switch (u->ddir) {
+	case DDIR_READ:
+		return read(u, RPMA_F_COMPLETION_ALWAYS, SYNC_TOKEN) || sync_wait();
+	case DDIR_WRITE: {
+		if (int ret = write(u))
+			return ret;
+		// no branch: the empty range is [UINT64_MAX, 0)
+		sync_dirty_lo_ = std::min<uint64_t>(sync_dirty_lo_, u->offset);
+		sync_dirty_hi_ = std::max<uint64_t>(sync_dirty_hi_, u->offset + u->xfer_buflen);
+		return sync_flush(u->offset, u->xfer_buflen);
+	}
+	default: { // fsync, fdatasync, sync_file_range: as with sync=0
+		const uint64_t lo = sync_dirty_lo_, hi = sync_dirty_hi_;
+		sync_dirty_lo_ = UINT64_MAX;
+		sync_dirty_hi_ = 0;
+		return lo >= hi ? 0 : sync_flush(lo, hi - lo);
+	}
+	}
+}
+
+// A GPSPM flush may have to wait for a send buffer: the SEND completion of
+// the previous request may come after its response.
+int Client::sync_flush(uint64_t offset, uint64_t length)
+{
+	int ret;
+	uint64_t token;
+	while ((ret = post_flush({offset, length, SYNC_TOKEN})) == 1)
+		if ((ret = sync_poll(&token)))
+			return ret;
+	return ret ? ret : sync_wait();
+}
+
+// Until the completion that carries a token.
+int Client::sync_wait()
+{
+	uint64_t token = 0;
+	while (!token)
+		if (int ret = sync_poll(&token))
+			return ret;
+	return 0;
+}
+
+// Takes one completion, waiting for it: *token is what it carries (0: a
+// completion that ends no I/O, a SEND's).
+int Client::sync_poll(uint64_t *token)
+{
+	for (;;) {
+		ibv_wc wc;
+		int ret = rpma_cq_get_wc(cq_, 1, &wc, nullptr);
+		if (ret == 0) {
+			completions_++;
+			return completion_token(wc, token);
+		}
+		if (ret != RPMA_E_NO_COMPLETION)
+			return rpma_failed(td_, "rpma_cq_get_wc", ret);
+		if (int idle_ret = idle(1))
+			return idle_ret;
+	}
 }
 
 int Client::commit(thread_data *td)
 {
 	Client *c = client_of(td);
-	if (c->pending_.empty())
+	const size_t n = c->npending_;
+	if (n == 0)
 		return 0;
 	if (c->failed_) {
 		c->abandon(); // they come back with EIO
@@ -279,17 +364,22 @@ int Client::commit(thread_data *td)
 	if (fio_fill_issue_time(td)) {
 		timespec now;
 		fio_gettime(&now, nullptr);
-		for (io_u *u : c->pending_) {
-			u->issue_time = now;
-			io_u_queued(td, u);
+		io_u **pending = c->pending_.data(); // not reloaded after each call
+		for (size_t i = 0; i < n; i++) {
+			pending[i]->issue_time = now;
+			io_u_queued(td, pending[i]);
 		}
 	}
-	io_u_mark_submit(td, c->pending_.size());
-	size_t posted = c->post(c->pending_.data(), c->pending_.size());
-	c->pending_.erase(c->pending_.begin(),
-			  c->pending_.begin() + static_cast<std::ptrdiff_t>(posted));
-	if (c->pending_.empty())
+	io_u_mark_submit(td, n);
+	const size_t posted = c->post(c->pending_.data(), n);
+	if (posted == n) [[likely]] {
+		c->npending_ = 0;
 		return 0;
+	}
+	// those not posted come back with EIO; the posted are in flight
+	std::copy(c->pending_.begin() + static_cast<std::ptrdiff_t>(posted),
+		  c->pending_.begin() + static_cast<std::ptrdiff_t>(n), c->pending_.begin());
+	c->npending_ = n - posted;
 	c->abandon();
 	return -EIO;
 }
@@ -325,32 +415,40 @@ int Client::overflow()
 	return job_failed(td_, EOVERFLOW, "queue");
 }
 
+int Client::read(io_u *u, int flags, uint64_t token)
+{
+	int ret = rpma_read(conn_, local_, static_cast<char *>(u->xfer_buf) - local_base_, remote_,
+			    u->offset, u->xfer_buflen, flags, ctx(token));
+	return ret ? rpma_failed(td_, "rpma_read", ret) : 0;
+}
+
+// Never signaled: the flush after it is.
+int Client::write(io_u *u)
+{
+	int ret = rpma_write(conn_, remote_, u->offset, local_,
+			     static_cast<char *>(u->xfer_buf) - local_base_, u->xfer_buflen,
+			     RPMA_F_COMPLETION_ON_ERROR, nullptr);
+	return ret ? rpma_failed(td_, "rpma_write", ret) : 0;
+}
+
 // Each io_u is added to inflight_ only once its work request is out.
 int Client::post_read(io_u *u, bool signaled)
 {
 	if (inflight_.full())
 		return overflow();
-	int ret = rpma_read(conn_, local_, static_cast<char *>(u->xfer_buf) - local_base_, remote_,
-			    u->offset, u->xfer_buflen,
-			    signaled ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR,
-			    ctx(inflight_.next_read_token()));
-	if (ret)
-		return rpma_failed(td_, "rpma_read", ret);
-	inflight_.add_read(u);
-	return 0;
+	if (int ret = read(u, signaled ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR,
+			   inflight_.next_read_token()))
+		return ret;
+	return inflight_.add_read(u) ? 0 : overflow();
 }
 
 int Client::post_write(io_u *u)
 {
 	if (inflight_.full())
 		return overflow();
-	int ret = rpma_write(conn_, remote_, u->offset, local_,
-			     static_cast<char *>(u->xfer_buf) - local_base_, u->xfer_buflen,
-			     RPMA_F_COMPLETION_ON_ERROR, nullptr);
-	if (ret)
-		return rpma_failed(td_, "rpma_write", ret);
-	inflight_.add_write(u, u->offset, u->xfer_buflen);
-	return 0;
+	if (int ret = write(u))
+		return ret;
+	return inflight_.add_write(u, u->offset, u->xfer_buflen) ? 0 : overflow();
 }
 
 int Client::post_sync(io_u *u)
@@ -358,9 +456,21 @@ int Client::post_sync(io_u *u)
 	bool done;
 	if (!inflight_.add_sync(u, &done))
 		return overflow();
-	if (done)
-		completed_.push(u);
-	return 0;
+	return done ? complete(u) : 0;
+}
+
+// completed_ holds what fio was handed and has not taken back yet, plus
+// what completed since: never more than twice the iodepth, its capacity.
+// A full ring would lose the io_u, and fio would wait for it forever.
+int Client::complete(io_u *u)
+{
+	if (completed_.push(u)) [[likely]]
+		return 0;
+	report(td_,
+	       "more completed io_us than the engine has room for (%zu, iodepth=%u): "
+	       "an engine bug",
+	       completed_.size(), td_->o.iodepth);
+	return job_failed(td_, EOVERFLOW, "completion");
 }
 
 int Client::post_flushes()
@@ -378,6 +488,11 @@ int Client::post_flushes()
 
 int Client::poll_once()
 {
+	return poll_batch();
+}
+
+int Client::poll_batch()
+{
 	ibv_wc wc[WC_BATCH];
 	int got = 0;
 	int ret = rpma_cq_get_wc(cq_, WC_BATCH, wc, &got);
@@ -394,12 +509,11 @@ int Client::poll_once()
 
 // Called only when idle (nothing completed): the clock is read off the data
 // path.
-int Client::stall_check()
+int Client::stall_check(size_t in_flight)
 {
 	const auto now = Clock::now();
 	// the first idle moment, or progress since the last one, starts the clock
-	if (completions_ != stall_mark_ || inflight_.size() == 0 ||
-	    stall_since_ == Clock::time_point{}) {
+	if (completions_ != stall_mark_ || in_flight == 0 || stall_since_ == Clock::time_point{}) {
 		stall_mark_ = completions_;
 		stall_since_ = now;
 		return 0;
@@ -412,28 +526,38 @@ int Client::stall_check()
 	       options_of(td_).serverip,
 	       static_cast<long long>(
 		       std::chrono::duration_cast<std::chrono::seconds>(STALL_TIMEOUT).count()),
-	       inflight_.size());
+	       in_flight);
 	return job_failed(td_, ETIMEDOUT, "completion");
 }
 
-int Client::handle(const ibv_wc &wc)
+// *token: the token of the I/Os a successful completion ends, or 0.
+int Client::completion_token(const ibv_wc &wc, uint64_t *token)
 {
-	if (wc.status != IBV_WC_SUCCESS) {
+	if (wc.status != IBV_WC_SUCCESS) [[unlikely]] {
 		report(td_,
 		       "an RDMA operation failed: %s (did the server stop or the link go down?)",
 		       ibv_wc_status_str(wc.status));
 		return job_failed(td_, EIO, "completion");
 	}
-	uint64_t token = 0;
-	if (wc.opcode == IBV_WC_SEND || (wc.opcode & IBV_WC_RECV)) {
-		if (int ret = message_completion(wc, &token))
-			return ret;
-	} else {
-		token = wc.wr_id; // a read, or a write's flush
-	}
-	if (token)
-		inflight_.complete(token, [this](io_u *u) { completed_.push(u); });
+	*token = 0;
+	if (wc.opcode == IBV_WC_SEND || (wc.opcode & IBV_WC_RECV))
+		return message_completion(wc, token);
+	*token = wc.wr_id; // a read, or a write's flush
 	return 0;
+}
+
+int Client::handle(const ibv_wc &wc)
+{
+	uint64_t token;
+	if (int ret = completion_token(wc, &token))
+		return ret;
+	int ret = 0;
+	if (token)
+		inflight_.complete(token, [&](io_u *u) {
+			if (!ret)
+				ret = complete(u);
+		});
+	return ret;
 }
 
 int Client::connection_check()
@@ -448,14 +572,14 @@ int Client::connection_check()
 	return job_failed(td_, ECONNRESET, "connection");
 }
 
-int Client::link_check()
+int Client::link_check(size_t in_flight)
 {
 	if (!link_.down())
 		return 0;
 	report(td_,
 	       "the RDMA link to %s went down (its port is not active); %zu "
 	       "operations will never complete",
-	       options_of(td_).serverip, inflight_.size());
+	       options_of(td_).serverip, in_flight);
 	return job_failed(td_, ENETDOWN, "link");
 }
 
@@ -479,10 +603,10 @@ int Client::wait_for_completions()
 	return 0;
 }
 
-// Makes progress until at least min io_us are complete (one poll if 0).
-// The flushes go out only when it has to wait (at once when nothing else
-// in flight can complete): while completed io_us are
-// left for fio (which takes them one at a time by default, with
+// Makes progress until at least min io_us are complete (one poll if 0 and
+// none is). The flushes go out only when it has to wait (at once when
+// nothing else in flight can complete): while completed io_us are left for
+// fio (which takes them one at a time by default, with
 // iodepth_batch_complete_max=1), the writes it commits meanwhile join the
 // next flush. Returns the number complete, or -1 once it failed (reported).
 int Client::reap(unsigned min)
@@ -491,7 +615,7 @@ int Client::reap(unsigned min)
 	if (completed_.size() < min && inflight_.stalled() && post_flushes())
 		return -1;
 	for (;;) {
-		int ret = poll_once();
+		int ret = poll_batch();
 		if (failed(ret))
 			return -1;
 		if (completed_.size() >= min)
@@ -500,15 +624,29 @@ int Client::reap(unsigned min)
 			return -1;
 		if (ret == 0)
 			continue; // some completed, maybe more are waiting
-		int idle_ret = 0;
-		if (!busy_poll_)
-			idle_ret = wait_for_completions() || link_check() || stall_check();
-		else if (++idle_polls_ % EVENT_CHECK_INTERVAL == 0)
-			idle_ret = connection_check() || link_check() || stall_check();
-		if (idle_ret)
+		if (idle(inflight_.size()))
 			return -1;
 	}
 	return static_cast<int>(completed_.size());
+}
+
+// Nothing completed with `in_flight` operations out: sleep until something
+// may have (busy_wait_polling=0), and now and then check that the
+// connection and the link are up and that completions still come. Nonzero
+// once failed (reported).
+// Busy polling spins here: the checks are out of line.
+int Client::idle(size_t in_flight)
+{
+	if (busy_poll_ && ++idle_polls_ % EVENT_CHECK_INTERVAL != 0) [[likely]]
+		return 0;
+	return idle_checks(in_flight);
+}
+
+int Client::idle_checks(size_t in_flight)
+{
+	if (!busy_poll_)
+		return wait_for_completions() || link_check(in_flight) || stall_check(in_flight);
+	return connection_check() || link_check(in_flight) || stall_check(in_flight);
 }
 
 int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespec *)
@@ -516,7 +654,11 @@ int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespe
 	Client *c = client_of(td);
 	c->completed_.drop(c->handed_out_);
 	c->handed_out_ = 0;
-	if (!c->failed_ && c->reap(min) < 0) {
+	// Enough is complete already: no poll (the completions of a shared
+	// flush come together, so one now would mostly come back empty), and
+	// reap() out of line, so that this path needs no frame.
+	const bool enough = !c->completed_.empty() && c->completed_.size() >= min;
+	if (!enough && !c->failed_ && c->reap(min) < 0) [[unlikely]] {
 		c->abandon(); // fio asks for them on its way out
 		return -EIO;
 	}
@@ -535,15 +677,17 @@ void Client::abandon()
 	failed_ = true;
 	release_buffers();
 	inflight_.drain([this](io_u *u) { give_back(u); });
-	for (io_u *u : pending_)
-		give_back(u);
-	pending_.clear();
+	for (size_t i = 0; i < npending_; i++)
+		give_back(pending_[i]);
+	npending_ = 0;
 }
 
+// The job failed already: a full ring (reported by complete()) changes
+// nothing more.
 void Client::give_back(io_u *u)
 {
 	u->error = EIO;
-	completed_.push(u);
+	(void)complete(u);
 }
 
 // The end of a job: the goodbye after a good run, then nothing of fio's

@@ -9,6 +9,9 @@
 // rpma_flush; GPSPM: a flush request to the server), shared and posted
 // only when the client has to wait (docs/engines.md, "Writes share their
 // flushes").
+// With sync=1 fio waits for each io_u inside queue(): the client then posts
+// it (and a write's own flush) and polls for the completion that ends it,
+// with none of that bookkeeping (run_sync).
 //
 // fio frees its io_u buffers before it closes the engine, and after an
 // error it does not wait for the io_us in flight: it asks for them once.
@@ -92,18 +95,34 @@ protected:
 private:
 	int connect();
 	int check_server(const Workspace &ws);
-	size_t post(io_u *const *batch, size_t n);
-	int post_read(io_u *u, bool signaled);
-	int post_write(io_u *u);
-	int post_sync(io_u *u);
+	[[gnu::always_inline]] inline size_t post(io_u *const *batch, size_t n);
+	// The helpers of the per-I/O paths are inlined into them: their calls'
+	// register saves and restores cost as much as their work.
+	[[gnu::always_inline]] inline int read(io_u *u, int flags, uint64_t token);
+	[[gnu::always_inline]] inline int write(io_u *u);
+	[[gnu::always_inline]] inline int post_read(io_u *u, bool signaled);
+	[[gnu::always_inline]] inline int post_write(io_u *u);
+	[[gnu::always_inline]] inline int post_sync(io_u *u);
 	int post_flushes();
-	int handle(const ibv_wc &wc);
+	[[gnu::always_inline]] inline int completion_token(const ibv_wc &wc, uint64_t *token);
+	[[gnu::always_inline]] inline int handle(const ibv_wc &wc);
+	// poll_once(), inlined into reap()
+	[[gnu::always_inline]] inline int poll_batch();
+	[[gnu::always_inline]] inline int complete(io_u *u);
 	int overflow();
+	fio_q_status queue_sync(io_u *u);
+	fio_q_status queue_async(io_u *u);
+	[[gnu::always_inline]] inline int run_sync(io_u *u);
+	[[gnu::always_inline]] inline int sync_flush(uint64_t offset, uint64_t length);
+	[[gnu::always_inline]] inline int sync_poll(uint64_t *token);
+	[[gnu::always_inline]] inline int sync_wait();
 	int wait_for_completions();
+	[[gnu::always_inline]] inline int idle(size_t in_flight);
+	int idle_checks(size_t in_flight);
 	int reap(unsigned min);
 	int connection_check();
-	int link_check();
-	int stall_check();
+	int link_check(size_t in_flight);
+	int stall_check(size_t in_flight);
 	// Destroys the queue pair, then deregisters fio's buffers.
 	void release_buffers();
 	void abandon();
@@ -116,12 +135,16 @@ private:
 	LinkWatch link_;
 
 	// sized for iodepth io_us once, in post_init: no allocation per I/O
-	std::vector<io_u *> pending_;
+	std::vector<io_u *> pending_; // [0, npending_) queued, not committed
+	size_t npending_ = 0;
 	InFlight inflight_;
 	// a ring, not a vector: fio takes a few at a time, and dropping them
 	// from a vector's front moves the rest every time
 	Ring<io_u *> completed_;
 	size_t handed_out_ = 0; // completed_[0..handed_out_) went to fio
+	// sync=1 (run_sync): written since the previous fsync/fdatasync,
+	// empty when lo >= hi
+	uint64_t sync_dirty_lo_ = UINT64_MAX, sync_dirty_hi_ = 0;
 	unsigned idle_polls_ = 0;
 	// completions handled; the count and the time stall_check last saw it move
 	uint64_t completions_ = 0;

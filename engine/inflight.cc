@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "inflight.hh"
 
-#include <algorithm>
-
 namespace rpma_fio {
 
 void InFlight::reserve(unsigned depth, Merge merge)
@@ -14,70 +12,9 @@ void InFlight::reserve(unsigned depth, Merge merge)
 	// every write or sync adds a flush at most
 	flushes_.reserve(depth);
 	next_seq_ = 1;
-	dirty_lo_ = dirty_hi_ = 0;
+	dirty_lo_ = NOTHING_DIRTY;
+	dirty_hi_ = 0;
 	posted_upto_ = 0;
-}
-
-bool InFlight::add_read(io_u *u)
-{
-	return !full() && reads_.push({u, next_seq_++});
-}
-
-bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
-{
-	if (full())
-		return false;
-	const uint64_t seq = next_seq_++;
-	writes_.push({u, seq});
-	const uint64_t hi = offset + length;
-	if (dirty_lo_ == dirty_hi_) {
-		dirty_lo_ = offset;
-		dirty_hi_ = hi;
-	} else {
-		dirty_lo_ = std::min(dirty_lo_, offset);
-		dirty_hi_ = std::max(dirty_hi_, hi);
-	}
-	need_flush(offset, hi, seq);
-	return true;
-}
-
-bool InFlight::add_sync(io_u *u, bool *done)
-{
-	*done = false;
-	if (dirty_lo_ == dirty_hi_) {
-		// nothing written since the last sync: done once the io_us before
-		// it are, with the flush that finishes the newest of them
-		if (writes_.empty()) {
-			*done = true;
-			return true;
-		}
-		return !full() && writes_.push({u, writes_.back().seq});
-	}
-	if (full())
-		return false;
-	const uint64_t seq = next_seq_++;
-	writes_.push({u, seq});
-	const uint64_t lo = dirty_lo_, hi = dirty_hi_;
-	dirty_lo_ = dirty_hi_ = 0;
-	need_flush(lo, hi, seq);
-	return true;
-}
-
-// Never short of room: each flush waiting has a write or sync of its own in
-// flight.
-void InFlight::need_flush(uint64_t lo, uint64_t hi, uint64_t seq)
-{
-	if (!flushes_.empty()) {
-		Flush &last = flushes_.back();
-		const uint64_t last_hi = last.offset + last.length;
-		if (merge_ == Merge::ANY || (lo <= last_hi && hi >= last.offset)) {
-			last.offset = std::min(last.offset, lo);
-			last.length = std::max(last_hi, hi) - last.offset;
-			last.token = seq | FLUSH_BIT;
-			return;
-		}
-	}
-	flushes_.push({lo, hi - lo, seq | FLUSH_BIT});
 }
 
 }

@@ -15,6 +15,8 @@
 
 #include "ring.hh"
 
+#include <algorithm>
+
 #include <cstdint>
 
 struct io_u;
@@ -43,12 +45,12 @@ public:
 	bool full() const { return size() >= depth_; }
 	// The op_context for the next read added, if it is signaled.
 	uint64_t next_read_token() const { return next_seq_; }
-	bool add_read(io_u *u);
-	bool add_write(io_u *u, uint64_t offset, uint64_t length);
+	[[nodiscard]] bool add_read(io_u *u);
+	[[nodiscard]] bool add_write(io_u *u, uint64_t offset, uint64_t length);
 	// A sync completes once everything written before it is flushed (and
 	// flushes again what was written since the previous sync). *done: u
 	// is complete already, nothing being written.
-	bool add_sync(io_u *u, bool *done);
+	[[nodiscard]] bool add_sync(io_u *u, bool *done);
 
 	// The flushes to post, oldest first.
 	bool flush_waiting() const { return !flushes_.empty(); }
@@ -90,7 +92,8 @@ public:
 				done(q->front().u);
 		while (flush_waiting())
 			flushes_.pop();
-		dirty_lo_ = dirty_hi_ = 0;
+		dirty_lo_ = NOTHING_DIRTY;
+		dirty_hi_ = 0;
 	}
 
 private:
@@ -102,16 +105,76 @@ private:
 	};
 
 	// a flush of [lo, hi) completes the writes and syncs up to `seq`
-	void need_flush(uint64_t lo, uint64_t hi, uint64_t seq);
+	[[nodiscard]] bool need_flush(uint64_t lo, uint64_t hi, uint64_t seq);
 
 	Merge merge_ = Merge::ANY;
 	size_t depth_ = 0;
 	uint64_t next_seq_ = 1;
-	Ring<Entry> reads_, writes_;           // writes_ holds syncs too
-	Ring<Flush> flushes_;                  // not posted yet
-	uint64_t dirty_lo_ = 0, dirty_hi_ = 0; // written since the last sync
-	uint64_t posted_upto_ = 0;             // what the newest flush posted completes
+	Ring<Entry> reads_, writes_; // writes_ holds syncs too
+	Ring<Flush> flushes_;        // not posted yet
+	// written since the last sync; empty when lo >= hi, so that a write
+	// widens it without a branch
+	static constexpr uint64_t NOTHING_DIRTY = UINT64_MAX;
+	uint64_t dirty_lo_ = NOTHING_DIRTY, dirty_hi_ = 0;
+	uint64_t posted_upto_ = 0; // what the newest flush posted completes
 };
+
+// Inline: they run for every I/O, and a call costs as much as they do.
+inline bool InFlight::add_read(io_u *u)
+{
+	return !full() && reads_.push({u, next_seq_++});
+}
+
+inline bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
+{
+	const uint64_t seq = next_seq_;
+	if (full() || !writes_.push({u, seq}))
+		return false;
+	next_seq_++;
+	const uint64_t hi = offset + length;
+	dirty_lo_ = std::min(dirty_lo_, offset);
+	dirty_hi_ = std::max(dirty_hi_, hi);
+	return need_flush(offset, hi, seq);
+}
+
+inline bool InFlight::add_sync(io_u *u, bool *done)
+{
+	*done = false;
+	if (dirty_lo_ >= dirty_hi_) {
+		// nothing written since the last sync: done once the io_us before
+		// it are, with the flush that finishes the newest of them
+		if (writes_.empty()) {
+			*done = true;
+			return true;
+		}
+		return !full() && writes_.push({u, writes_.back().seq});
+	}
+	const uint64_t seq = next_seq_;
+	if (full() || !writes_.push({u, seq}))
+		return false;
+	next_seq_++;
+	const uint64_t lo = dirty_lo_, hi = dirty_hi_;
+	dirty_lo_ = NOTHING_DIRTY;
+	dirty_hi_ = 0;
+	return need_flush(lo, hi, seq);
+}
+
+// Never short of room: each flush waiting has a write or sync of its own in
+// flight (false if it were).
+inline bool InFlight::need_flush(uint64_t lo, uint64_t hi, uint64_t seq)
+{
+	if (!flushes_.empty()) {
+		Flush &last = flushes_.back();
+		const uint64_t last_hi = last.offset + last.length;
+		if (merge_ == Merge::ANY || (lo <= last_hi && hi >= last.offset)) {
+			last.offset = std::min(last.offset, lo);
+			last.length = std::max(last_hi, hi) - last.offset;
+			last.token = seq | FLUSH_BIT;
+			return true;
+		}
+	}
+	return flushes_.push({lo, hi - lo, seq | FLUSH_BIT});
+}
 
 }
 

@@ -73,6 +73,7 @@ Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues, Private
 		ibv_reg_mr(peer.pd(), flush_page_.get(), FLUSH_LENGTH, IBV_ACCESS_LOCAL_WRITE));
 	if (!flush_mr_)
 		throw_provider("ibv_reg_mr()", errno_or(EIO));
+	flush_lkey_ = flush_mr_->lkey;
 
 	// The provider fills in only the verbs the QP was created with.
 	if (peer.native_atomic_write() || peer.native_flush())

@@ -41,6 +41,7 @@ class InFlightTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(drain_gives_back_everything_and_starts_afresh);
 	CPPUNIT_TEST(stalled_only_while_nothing_posted_can_complete);
 	CPPUNIT_TEST(ring_drops_and_indexes_from_the_oldest);
+	CPPUNIT_TEST(ring_holds_its_capacity_not_its_slots);
 	CPPUNIT_TEST_SUITE_END();
 
 	InFlight f;
@@ -91,6 +92,28 @@ public:
 		CPPUNIT_ASSERT(r.empty());
 		CPPUNIT_ASSERT(r.push(7));
 		CPPUNIT_ASSERT_EQUAL(7, r[0]);
+	}
+
+	// a capacity that is not a power of two: full at it, not at the slots
+	// (a power of two) behind it, and in order across the wrap
+	void ring_holds_its_capacity_not_its_slots()
+	{
+		rpma_fio::Ring<int> r;
+		CPPUNIT_ASSERT(!r.push(0)); // before reserve(): no room
+		r.reserve(3);
+		for (int i = 0; i < 3; i++)
+			CPPUNIT_ASSERT(r.push(i));
+		CPPUNIT_ASSERT(r.full());
+		CPPUNIT_ASSERT(!r.push(3));
+		CPPUNIT_ASSERT_EQUAL(size_t(3), r.size());
+		for (int k = 3; k < 20; k++) {
+			r.pop();
+			CPPUNIT_ASSERT(r.push(k));
+			CPPUNIT_ASSERT(!r.push(-1));
+			for (int i = 0; i < 3; i++)
+				CPPUNIT_ASSERT_EQUAL(k - 2 + i, r[i]);
+			CPPUNIT_ASSERT_EQUAL(k, r.back());
+		}
 	}
 
 	// stalled(): no completion can come before the flushes waiting are

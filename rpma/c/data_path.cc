@@ -10,9 +10,11 @@ using namespace rpma::c;
 namespace {
 
 // Both regions given, holding the range on each side, or neither with
-// nothing to transfer (a 0-byte operation that still completes).
-bool valid_transfer(const rpma_mr_local *local, const rpma_mr_remote *remote, size_t local_offset,
-		    size_t remote_offset, size_t len)
+// nothing to transfer (a 0-byte operation that still completes). Inlined:
+// a call would cost a third of the check.
+[[gnu::always_inline]] inline bool valid_transfer(const rpma_mr_local *local,
+						  const rpma_mr_remote *remote, size_t local_offset,
+						  size_t remote_offset, size_t len)
 {
 	if (local && remote)
 		return impl(local)->holds(local_offset, len) &&
