@@ -9,6 +9,8 @@
 //   rpma-bench server ADDR PORT [--size BYTES] [--wait]
 //   rpma-bench client ADDR PORT [--iterations N] [--bs SIZE[,SIZE...]]
 //                               [--ops write,read,send] [--wait] [--json]
+//   rpma-bench server ADDR PORT --connections N
+//   rpma-bench client ADDR PORT --connections N [--one-by-one] [--json]
 //
 // The server exposes --size bytes of DRAM (default 1 MiB) and answers the
 // client's messages, one connection, then exits. The client measures, for
@@ -22,6 +24,18 @@
 // --wait sleeps in rpma_cq_wait instead. Prints one line per operation
 // (avg, p50, p99, p99.9, min, max in microseconds), or one JSON object per
 // line with --json.
+//
+// With --connections N nothing is measured but connecting: the client opens
+// N connections to the server's one endpoint, and prints the wall time from
+// its first rpma_conn_req_new to its last RPMA_CONN_ESTABLISHED, and that
+// time's phases: rpma_conn_req_new (address and route resolution, the QP),
+// rpma_conn_req_connect (the request sent) and the wait for ESTABLISHED.
+// It sends all N requests before it waits for any of them, so that they
+// proceed concurrently, as N fio jobs starting together would, or, with
+// --one-by-one, waits for each connection before it requests the next. Once
+// all N are established it disconnects them all; the server accepts the N
+// requests as they come, keeps every connection until the client closes it,
+// and exits.
 #include <librpma.h>
 
 #include <infiniband/verbs.h>
@@ -50,13 +64,20 @@ void check(int ret, const char *what)
 		die(what, ret);
 }
 
+// more than fio's jobs would ever open, few enough for a small device
+constexpr int MAX_CONNECTIONS = 1024;
+
 [[noreturn]] void usage()
 {
 	std::fprintf(
 		stderr,
 		"usage: rpma-bench server ADDR PORT [--size BYTES] [--wait]\n"
 		"       rpma-bench client ADDR PORT [--iterations N] [--bs SIZE[,SIZE...]]\n"
-		"                                   [--ops write,read,send] [--wait] [--json]\n");
+		"                                   [--ops write,read,send] [--wait] [--json]\n"
+		"       rpma-bench server ADDR PORT --connections N\n"
+		"       rpma-bench client ADDR PORT --connections N [--one-by-one] [--json]\n"
+		"  (N: 1 to %d connections)\n",
+		MAX_CONNECTIONS);
 	std::exit(2);
 }
 
@@ -85,6 +106,18 @@ size_t parse_size(const std::string &s)
 	return v;
 }
 
+int parse_connections(const std::string &s)
+{
+	char *end = nullptr;
+	long v = std::strtol(s.c_str(), &end, 10);
+	if (end == s.c_str() || *end || v < 1 || v > MAX_CONNECTIONS) {
+		std::fprintf(stderr, "rpma-bench: --connections needs 1 to %d, not '%s'\n",
+			     MAX_CONNECTIONS, s.c_str());
+		usage();
+	}
+	return static_cast<int>(v);
+}
+
 std::vector<std::string> split(const std::string &s)
 {
 	std::vector<std::string> out;
@@ -111,6 +144,8 @@ struct Options {
 	std::vector<std::string> ops{"write", "read", "send"};
 	bool wait = false;
 	bool json = false;
+	int connections = 0; // > 0: only connect (--connections)
+	bool one_by_one = false;
 };
 
 // The next completion of cq: busy polled, or slept for with --wait
@@ -389,6 +424,126 @@ int run_client(const Options &o)
 	return 0;
 }
 
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point from, Clock::time_point to)
+{
+	return std::chrono::duration<double>(to - from).count();
+}
+
+// the next event of conn must be want
+void expect_event(rpma_conn *conn, rpma_conn_event want, const char *side)
+{
+	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	check(rpma_conn_next_event(conn, &ev), "rpma_conn_next_event");
+	if (ev != want) {
+		std::fprintf(stderr, "rpma-bench: %s: %s, not %s\n", side,
+			     rpma_utils_conn_event_2str(ev), rpma_utils_conn_event_2str(want));
+		std::exit(1);
+	}
+}
+
+int serve_connections(const Options &o)
+{
+	rpma_peer *peer = open_peer(o.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
+	rpma_ep *ep = nullptr;
+	check(rpma_ep_listen(peer, o.addr.c_str(), o.port.c_str(), &ep), "rpma_ep_listen");
+	std::printf("rpma-bench: server listening on %s:%s for %d connections\n", o.addr.c_str(),
+		    o.port.c_str(), o.connections);
+	std::fflush(stdout);
+	// accept each request as it comes: the events of the ones accepted
+	// already wait in their own connections meanwhile
+	std::vector<rpma_conn *> conns(o.connections, nullptr);
+	Clock::time_point first;
+	for (rpma_conn *&conn : conns) {
+		rpma_conn_req *req = nullptr;
+		check(rpma_ep_next_conn_req(ep, nullptr, &req), "rpma_ep_next_conn_req");
+		if (&conn == &conns.front())
+			first = Clock::now();
+		check(rpma_conn_req_connect(&req, nullptr, &conn), "rpma_conn_req_connect");
+	}
+	for (rpma_conn *conn : conns)
+		expect_event(conn, RPMA_CONN_ESTABLISHED, "server");
+	double up = seconds(first, Clock::now());
+	check(rpma_ep_shutdown(&ep), "rpma_ep_shutdown");
+	for (rpma_conn *&conn : conns) {
+		expect_event(conn, RPMA_CONN_CLOSED, "server");
+		check(rpma_conn_disconnect(conn), "rpma_conn_disconnect");
+		check(rpma_conn_delete(&conn), "rpma_conn_delete");
+	}
+	rpma_peer_delete(&peer);
+	std::printf("rpma-bench: server: %d connections established %.3f s after the first "
+		    "request came\n",
+		    o.connections, up);
+	return 0;
+}
+
+int open_connections(const Options &o)
+{
+	rpma_peer *peer = open_peer(o.addr, RPMA_UTIL_IBV_CONTEXT_REMOTE);
+	const size_t n = o.connections;
+	std::vector<rpma_conn_req *> reqs(n, nullptr);
+	std::vector<rpma_conn *> conns(n, nullptr);
+	// the phases' wall time: rpma_conn_req_new, rpma_conn_req_connect,
+	// the wait for ESTABLISHED (summed over the connections one by one)
+	double phase[3] = {};
+	auto timed = [&](int p, auto &&what) {
+		auto from = Clock::now();
+		what();
+		phase[p] += seconds(from, Clock::now());
+	};
+	auto request = [&](size_t i) {
+		check(rpma_conn_req_new(peer, o.addr.c_str(), o.port.c_str(), nullptr, &reqs[i]),
+		      "rpma_conn_req_new");
+	};
+	auto connect = [&](size_t i) {
+		check(rpma_conn_req_connect(&reqs[i], nullptr, &conns[i]), "rpma_conn_req_connect");
+	};
+	auto established = [&](size_t i) { expect_event(conns[i], RPMA_CONN_ESTABLISHED, "client"); };
+	auto start = Clock::now();
+	if (o.one_by_one) {
+		for (size_t i = 0; i < n; i++) {
+			timed(0, [&] { request(i); });
+			timed(1, [&] { connect(i); });
+			timed(2, [&] { established(i); });
+		}
+	} else {
+		timed(0, [&] {
+			for (size_t i = 0; i < n; i++)
+				request(i);
+		});
+		timed(1, [&] {
+			for (size_t i = 0; i < n; i++)
+				connect(i);
+		});
+		timed(2, [&] {
+			for (size_t i = 0; i < n; i++)
+				established(i);
+		});
+	}
+	double total = seconds(start, Clock::now());
+	auto closing = Clock::now();
+	for (rpma_conn *&conn : conns) {
+		check(rpma_conn_disconnect(conn), "rpma_conn_disconnect");
+		expect_event(conn, RPMA_CONN_CLOSED, "client");
+		check(rpma_conn_delete(&conn), "rpma_conn_delete");
+	}
+	double closed = seconds(closing, Clock::now());
+	rpma_peer_delete(&peer);
+	const char *mode = o.one_by_one ? "one-by-one" : "concurrent";
+	if (o.json)
+		std::printf("{\"mode\": \"%s\", \"connections\": %zu, \"total_s\": %.6f, "
+			    "\"req_new_s\": %.6f, \"connect_s\": %.6f, \"established_s\": %.6f, "
+			    "\"disconnect_s\": %.6f}\n",
+			    mode, n, total, phase[0], phase[1], phase[2], closed);
+	else
+		std::printf("%zu connections, %s: all established in %.3f s (rpma_conn_req_new "
+			    "%.3f, rpma_conn_req_connect %.3f, waiting %.3f); disconnected in "
+			    "%.3f s\n",
+			    n, mode, total, phase[0], phase[1], phase[2], closed);
+	return 0;
+}
+
 }
 
 int main(int argc, char *argv[])
@@ -423,9 +578,19 @@ int main(int argc, char *argv[])
 			o.wait = true;
 		else if (a == "--json")
 			o.json = true;
+		else if (a == "--connections")
+			o.connections = parse_connections(value());
+		else if (a == "--one-by-one")
+			o.one_by_one = true;
 		else
 			usage();
 	}
+	if (o.one_by_one && !o.connections)
+		usage(); // it says how to connect: nothing else to do
+	if (o.connections && mode == "server")
+		return serve_connections(o);
+	if (o.connections && mode == "client")
+		return open_connections(o);
 	if (mode == "server")
 		return run_server(o);
 	if (mode == "client")
