@@ -16,6 +16,7 @@
 #   BENCH_FIO_ONLY        1: no perftest, no rpma-bench (quick comparisons)
 #   BENCH_SCALING         1: only the scaling rows and the latency baselines
 #   CM_LOG_SO             cm-log.so, preloaded into the scaling rows' fio
+#   BENCH_CONNECT         1: only rpma-bench --connections (1, 16, 64)
 #
 # Writes to BENCH_RAW:
 #   runs       one line per fio pair: ROW<TAB>IMPL<TAB>ROUND<TAB>CLIENT-STATUS SERVER-STATUS
@@ -23,6 +24,7 @@
 #   fio/ROW.IMPL.rROUND.{client,server}.json   fio's reports, trimmed later
 #   perftest/TEST.SIZE.rROUND.txt              perftest's client output
 #   rpma-bench/IMPL.rROUND.json                rpma-bench's lines
+#   connect/list, connect/IMPL.nN.HOW.rROUND.json   BENCH_CONNECT's runs
 #   env        the guest's kernel, CPU, device
 set -uo pipefail
 
@@ -279,6 +281,49 @@ if [[ ${BENCH_COUNTS:-0} == 1 ]]; then
 		gpspm write 1 1 1 1 1 1
 		gpspm write 16 0 1 1,2 1 1
 	EOF
+	say "done"
+	exit 0
+fi
+
+# --- connecting: rpma-bench --connections, no fio ------------------------------
+# connect_run IMPL N HOW ROUND: one server, one client opening N connections
+# (HOW: concurrent or one-by-one); one line in $raw/connect/list:
+# IMPL N HOW ROUND CLIENT-STATUS SERVER-STATUS
+connect_run() {
+	local impl=$1 n=$2 how=$3 r=$4 lib=$RPMA_LIB_DIR s st sst base args=()
+	[[ $impl == ref ]] && lib=$OLD_RPMA_LIB
+	[[ $how == one-by-one ]] && args=(--one-by-one)
+	base=$raw/connect/$impl.n$n.$how.r$r
+	port=$((port + 1))
+	LD_LIBRARY_PATH=$lib "$RPMA_BENCH" server "$ip" "$port" --connections "$n" \
+		>"$base.server.log" 2>&1 &
+	s=$!
+	wait_listen "$port" 1 30 || say "connect: the server does not listen"
+	LD_LIBRARY_PATH=$lib "$RPMA_BENCH" client "$ip" "$port" --connections "$n" "${args[@]}" \
+		--json >"$base.json" 2>"$base.log" &
+	wait_exit $! 300
+	st=$?
+	# a client that failed leaves its server waiting for nobody
+	((st)) && kill "$s" 2>/dev/null
+	wait_exit "$s" 60
+	sst=$?
+	echo "$impl $n $how $r $st $sst" >>"$raw/connect/list"
+	say "connect $impl n$n $how round $r: status $st $sst $(<"$base.json")"
+}
+
+if [[ ${BENCH_CONNECT:-0} == 1 ]]; then
+	mkdir -p "$raw/connect"
+	for ((r = 1; r <= rounds; r++)); do
+		# which implementation goes first alternates with the rounds
+		if ((r % 2)); then order="ours ref"; else order="ref ours"; fi
+		for n in 1 16 64; do
+			for how in concurrent one-by-one; do
+				for impl in $order; do
+					connect_run "$impl" "$n" "$how" "$r"
+				done
+			done
+		done
+	done
 	say "done"
 	exit 0
 fi

@@ -3,6 +3,10 @@
 # bench/scaling.py RAW RESULTS -- the tables of bench/run --scaling
 # (bench/in-vm.sh BENCH_SCALING=1) into RESULTS/scaling.md: numjobs 1 to
 # 64, and the latency baselines set against the wall clock.
+# bench/scaling.py --connect RAW RESULTS -- bench/run --connect's runs
+# (BENCH_CONNECT=1) into the section "Connecting without fio" of
+# RESULTS/scaling.md, the rest of the file as it was. Either way the section
+# comes from RESULTS/raw-connect when that is there.
 import json
 import os
 import re
@@ -264,7 +268,92 @@ def latbase(raw, o):
     o.append("")
 
 
+CONNECT_TITLE = "## Connecting without fio"
+
+
+def connect_section(raw):
+    """rpma-bench --connections: median and range of each N, way and
+    implementation, with the phases' medians"""
+    path = os.path.join(raw, "connect", "list")
+    if not os.path.exists(path):
+        return []
+    runs, failed = {}, []
+    for line in open(path).read().splitlines():
+        impl, n, how, r, st, sst = line.split()
+        j = None
+        try:
+            j = json.loads(open(os.path.join(raw, "connect", f"{impl}.n{n}.{how}.r{r}.json")).read())
+        except (OSError, ValueError):
+            pass
+        if st != "0" or sst != "0" or not j:
+            failed.append(f"{impl} N={n} {how} round {r}: status {st} {sst}")
+            continue
+        runs.setdefault((how, int(n), impl), []).append(j)
+    env = {}
+    for f in ("env", "host-env"):
+        try:
+            env.update(line.split("=", 1) for line in open(os.path.join(raw, f)).read().splitlines()
+                       if "=" in line)
+        except OSError:
+            pass
+    rounds = max((len(v) for v in runs.values()), default=0)
+    o = [CONNECT_TITLE, "",
+         "Made by `bench/run --connect`: `rpma-bench client --connections N` against "
+         "`rpma-bench server --connections N` (bench/rpma-bench.cc, the public API only), "
+         "the same binary on our librpma and on the reference's "
+         f"({env.get('reference_librpma', '?')}), in one boot of the Soft-RoCE VM "
+         f"({env.get('guest_cpus', '?')} vCPUs, {env.get('date', '?')}), {rounds} rounds, which "
+         "library goes first alternating. The time is the client's wall clock from its first "
+         "`rpma_conn_req_new` to its last `RPMA_CONN_ESTABLISHED` (the peer opened before). "
+         "*concurrent*: all N `rpma_conn_req_new`, then all N `rpma_conn_req_connect`, then the "
+         "N waits for ESTABLISHED; *one-by-one*: each connection established before the next is "
+         "requested. Phases (medians): `rpma_conn_req_new` (address and route resolution, the "
+         "QP), `rpma_conn_req_connect`, the wait for ESTABLISHED, summed over the connections "
+         "one by one; then the disconnection of all N.", "",
+         "| N | way | impl | runs | all established s (median) | min - max | req_new s | "
+         "connect s | wait s | disconnect s |",
+         "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for (how, n, impl) in sorted(runs, key=lambda k: (k[0] != "concurrent", k[1], k[2] != "ours")):
+        v = runs[(how, n, impl)]
+        t = [j["total_s"] for j in v]
+
+        def m(key):
+            return "{:.3f}".format(median([j[key] for j in v]))
+        o.append(f"| {n} | {how} | {impl} | {len(v)} | {median(t):.3f} | "
+                 f"{min(t):.3f} - {max(t):.3f} | {m('req_new_s')} | {m('connect_s')} | "
+                 f"{m('established_s')} | {m('disconnect_s')} |")
+    if failed:
+        o += ["", "Failed runs: " + "; ".join(failed) + "."]
+    o.append("")
+    return o
+
+
+def replace_section(text, title, section):
+    """text with its section title (up to the next "## ") replaced by
+    section, or section appended"""
+    lines = text.rstrip("\n").split("\n")
+    if title in lines:
+        i = lines.index(title)
+        end = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("## ")),
+                   len(lines))
+        lines[i:end] = section
+    elif section:
+        lines += [""] + section
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
 def main():
+    if sys.argv[1] == "--connect":
+        raw, results = sys.argv[2], sys.argv[3]
+        out = os.path.join(results, "scaling.md")
+        try:
+            text = open(out).read()
+        except OSError:
+            text = "# rpma benchmark: scaling and latency baselines\n"
+        with open(out, "w") as f:
+            f.write(replace_section(text, CONNECT_TITLE, connect_section(raw)))
+        print(f"connect: {out}")
+        return
     raw, results = sys.argv[1], sys.argv[2]
     o = ["# rpma benchmark: scaling and latency baselines", "",
          "Made by `bench/run --scaling` in the Soft-RoCE VM (see bench/README.md): ours "
@@ -272,6 +361,7 @@ def main():
          "engines, Debian's librpma 1.2), the reference at 1, 4 and 16 jobs only.", ""]
     latbase(raw, o)
     scaling(raw, o)
+    o += connect_section(os.path.join(results, "raw-connect"))
     with open(os.path.join(results, "scaling.md"), "w") as f:
         f.write("\n".join(o) + "\n")
     print(f"scaling: {os.path.join(results, 'scaling.md')}")
