@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -307,7 +308,8 @@ struct Client {
 
 double percentile(const std::vector<double> &sorted, double p)
 {
-	size_t i = static_cast<size_t>(p / 100.0 * (sorted.size() - 1) + 0.5);
+	size_t i = static_cast<size_t>(
+		std::lround(p / 100.0 * static_cast<double>(sorted.size() - 1)));
 	return sorted[std::min(i, sorted.size() - 1)];
 }
 
@@ -345,7 +347,7 @@ int run_client(const Options &o)
 			return 1;
 		}
 		struct timespec ts {
-			0, 200 * 1000 * 1000
+			0, 200L * 1000 * 1000
 		};
 		nanosleep(&ts, nullptr);
 	}
@@ -392,7 +394,7 @@ int run_client(const Options &o)
 					   : op == "read" ? "read"
 							  : "send/recv";
 			size_t size = op == "send" ? MSG_SIZE : bs;
-			double avg = sum / us.size();
+			double avg = sum / static_cast<double>(us.size());
 			if (o.json)
 				std::printf(
 					"{\"op\": \"%s\", \"bs\": %zu, \"iterations\": %d, "
@@ -499,7 +501,9 @@ int open_connections(const Options &o)
 	auto connect = [&](size_t i) {
 		check(rpma_conn_req_connect(&reqs[i], nullptr, &conns[i]), "rpma_conn_req_connect");
 	};
-	auto established = [&](size_t i) { expect_event(conns[i], RPMA_CONN_ESTABLISHED, "client"); };
+	auto established = [&](size_t i) {
+		expect_event(conns[i], RPMA_CONN_ESTABLISHED, "client");
+	};
 	auto start = Clock::now();
 	if (o.one_by_one) {
 		for (size_t i = 0; i < n; i++) {
