@@ -300,8 +300,8 @@ def connect_section(raw):
     o = [CONNECT_TITLE, "",
          "Made by `bench/run --connect`: `rpma-bench client --connections N` against "
          "`rpma-bench server --connections N` (bench/rpma-bench.cc, the public API only), "
-         "the same binary on our librpma and on the reference's "
-         f"({env.get('reference_librpma', '?')}), in one boot of the Soft-RoCE VM "
+         "the same binary on our librpma and on the reference's (Debian's librpma 1.2), "
+         "in one boot of the Soft-RoCE VM "
          f"({env.get('guest_cpus', '?')} vCPUs, {env.get('date', '?')}), {rounds} rounds, which "
          "library goes first alternating. The time is the client's wall clock from its first "
          "`rpma_conn_req_new` to its last `RPMA_CONN_ESTABLISHED` (the peer opened before). "
@@ -363,7 +363,7 @@ def main():
     scaling(raw, o)
     o += connect_section(os.path.join(results, "raw-connect"))
     with open(os.path.join(results, "scaling.md"), "w") as f:
-        f.write("\n".join(o) + "\n")
+        f.write("\n".join(o).rstrip("\n") + "\n")
     print(f"scaling: {os.path.join(results, 'scaling.md')}")
 
 
