@@ -130,13 +130,31 @@ sent_packets() {
 		awk '{ for (i = 1; i < NF; i++) if ($i == "sent_pkts") print $(i + 1) }'
 }
 
+# impl_fio IMPL KIND: sets the caller's cmd (the fio to run), lib (the
+# folder of its librpma) and se/ce (the server's and the client's engine)
+# for ours, base (the engines, and librpma if given, of an earlier build:
+# before/after) or ref
+impl_fio() {
+	local impl=$1 kind=$2 edir=$ENGINE_DIR
+	if [[ $impl == ref ]]; then
+		cmd=("$OLD_FIO") lib=$OLD_RPMA_LIB
+		se=(--ioengine="librpma_${kind}_server")
+		ce=(--ioengine="librpma_${kind}_client")
+		return
+	fi
+	cmd=(fio) lib=$RPMA_LIB_DIR
+	[[ $impl == base ]] && edir=$BENCH_BASE_ENGINE_DIR lib=${BENCH_BASE_RPMA_LIB_DIR:-$lib}
+	se=(--ioengine="external:$edir/librpma_${kind}_server.so")
+	ce=(--ioengine="external:$edir/librpma_${kind}_client.so")
+}
+
 # fio_pair IMPL ROUND KIND RW BS IODEPTH SYNC NUMJOBS BUSY
 # ROUND "count": instead of a timed run, COUNT_IOS I/Os whose packets are
 # counted (one line in $raw/packets)
 COUNT_IOS=4096
 fio_pair() {
 	local impl=$1 r=$2 kind=$3 rw=$4 bs=$5 qd=$6 sync=$7 nj=$8 busy=$9
-	local row=$kind-$rw-bs$bs-qd$qd-nj$nj cmd se ce extra=() s c cst sst
+	local row=$kind-$rw-bs$bs-qd$qd-nj$nj cmd se ce lib extra=() s c cst sst
 	local length=(--time_based --ramp_time=1 --runtime="$runtime") pkts
 	[[ $kind == gpspm ]] && row+=-busy$busy
 	local base=$raw/fio/$row.$impl.r$r
@@ -144,17 +162,8 @@ fio_pair() {
 		length=(--number_ios="$COUNT_IOS")
 		pkts=$(sent_packets)
 	fi
-	if [[ $impl == ours ]]; then
-		cmd=(fio)
-		se=(--ioengine="external:$ENGINE_DIR/librpma_${kind}_server.so")
-		ce=(--ioengine="external:$ENGINE_DIR/librpma_${kind}_client.so")
-		export LD_LIBRARY_PATH=$RPMA_LIB_DIR
-	else
-		cmd=("$OLD_FIO")
-		se=(--ioengine="librpma_${kind}_server")
-		ce=(--ioengine="librpma_${kind}_client")
-		export LD_LIBRARY_PATH=$OLD_RPMA_LIB
-	fi
+	impl_fio "$impl" "$kind"
+	export LD_LIBRARY_PATH=$lib
 	# the old client needs create_serialize=0; ours takes it too
 	ce+=(--create_serialize=0)
 	# GPSPM: the reference server overruns its array of received messages
@@ -210,19 +219,7 @@ count_pair() {
 	# inside another one would turn counting off)
 	vg=(valgrind --tool=callgrind --collect-atstart=no --toggle-collect=td_io_queue
 		--toggle-collect=io_queue_event --toggle-collect=io_u_queued_complete)
-	if [[ $impl != ref ]]; then
-		# base: the engines (and librpma, if given) of an earlier build
-		# (before/after)
-		local edir=$ENGINE_DIR
-		cmd=(fio) lib=$RPMA_LIB_DIR
-		[[ $impl == base ]] && edir=$BENCH_BASE_ENGINE_DIR lib=${BENCH_BASE_RPMA_LIB_DIR:-$lib}
-		se=(--ioengine="external:$edir/librpma_${kind}_server.so")
-		ce=(--ioengine="external:$edir/librpma_${kind}_client.so")
-	else
-		cmd=("$OLD_FIO") lib=$OLD_RPMA_LIB
-		se=(--ioengine="librpma_${kind}_server")
-		ce=(--ioengine="librpma_${kind}_client")
-	fi
+	impl_fio "$impl" "$kind"
 	# the GPSPM server sleeps between requests (busy_wait_polling=0): its
 	# count is then its work, not the time it spun
 	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=$((2 * qd))
@@ -412,15 +409,7 @@ watch_pair() {
 scale_pair() {
 	local impl=$1 kind=$2 nj=$3 busy=$4 r=$5 cmd se ce s c cst sst extra=() lib t0 r0 w
 	local base=$raw/scaling/$kind.nj$nj.busy$busy.$impl.r$r sqd=16
-	if [[ $impl == ours ]]; then
-		cmd=(fio) lib=$RPMA_LIB_DIR
-		se=(--ioengine="external:$ENGINE_DIR/librpma_${kind}_server.so")
-		ce=(--ioengine="external:$ENGINE_DIR/librpma_${kind}_client.so")
-	else
-		cmd=("$OLD_FIO") lib=$OLD_RPMA_LIB
-		se=(--ioengine="librpma_${kind}_server")
-		ce=(--ioengine="librpma_${kind}_client")
-	fi
+	impl_fio "$impl" "$kind"
 	# a sleeping GPSPM server: 64 spinning server threads on 2 CPUs would
 	# measure the scheduler
 	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=32
