@@ -142,37 +142,29 @@ int Conn::next_event(rpma_conn_event *event) noexcept
 	return 0;
 }
 
-int Conn::flush_refusal(const MrRemote &dst, size_t dst_offset, size_t len,
-			rpma_flush_type type) const noexcept
+int Conn::refuse_flush(FlushRefusal why) noexcept
 {
-	// the flushed range, and the bytes the emulated flush reads, must be
-	// the region's (upstream posts them unchecked)
-	if (!dst.holds(dst_offset, len) || !dst.holds(dst_offset, FLUSH_LENGTH))
+	switch (why) {
+	case FlushRefusal::NONE:
+		return 0;
+	case FlushRefusal::RANGE:
+	case FlushRefusal::UNKNOWN_TYPE:
 		return RPMA_E_INVAL;
-	switch (type) {
-	case RPMA_FLUSH_TYPE_PERSISTENT:
-		if (!direct_write_to_pmem()) {
-			RPMA_LOG_ERROR("Connection does not support flush to persistency. "
-				       "Check if the remote node supports direct write to "
-				       "persistent memory.");
-			return RPMA_E_NOSUPP;
-		}
-		if (!(dst.usage() & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) {
-			RPMA_LOG_ERROR("The remote memory region does not support flushing to "
-				       "persistency");
-			return RPMA_E_NOSUPP;
-		}
-		return 0;
-	case RPMA_FLUSH_TYPE_VISIBILITY:
-		if (!(dst.usage() & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)) {
-			RPMA_LOG_ERROR("The remote memory region does not support flushing to "
-				       "global visibility");
-			return RPMA_E_NOSUPP;
-		}
-		return 0;
+	case FlushRefusal::PEER_NOT_PMEM:
+		RPMA_LOG_ERROR("Connection does not support flush to persistency. "
+			       "Check if the remote node supports direct write to "
+			       "persistent memory.");
+		return RPMA_E_NOSUPP;
+	case FlushRefusal::REGION_NOT_PERSISTENT:
+		RPMA_LOG_ERROR("The remote memory region does not support flushing to "
+			       "persistency");
+		return RPMA_E_NOSUPP;
+	case FlushRefusal::REGION_NOT_VISIBLE:
+		RPMA_LOG_ERROR("The remote memory region does not support flushing to "
+			       "global visibility");
+		return RPMA_E_NOSUPP;
 	}
-	// upstream posts an unknown type unchecked; its manual promises INVAL
-	return RPMA_E_INVAL;
+	return RPMA_E_UNKNOWN;
 }
 
 int Conn::wait(Cq **cq, bool *is_rcq) noexcept

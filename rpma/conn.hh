@@ -120,12 +120,13 @@ public:
 	// 8-byte RDMA read of the flushed range cannot pass the writes before it
 	// on the same RC queue pair, so its completion means they were placed
 	// (persistent where Direct Write to PMem holds). Either way only a flush
-	// the connection and the region promise is posted (flush_refusal).
+	// the connection and the region promise is posted (flush_refusal()).
 	int flush(const MrRemote &dst, size_t dst_offset, size_t len, rpma_flush_type type,
 		  int flags, const void *op_context) noexcept
 	{
-		if (!flush_allowed(dst, dst_offset, len, type)) [[unlikely]]
-			return flush_refusal(dst, dst_offset, len, type);
+		if (const FlushRefusal why = flush_refusal(dst, dst_offset, len, type);
+		    why != FlushRefusal::NONE) [[unlikely]]
+			return refuse_flush(why);
 		if (native_flush_)
 			return native_flush(dst, dst_offset, len, type, flags, op_context);
 		ibv_send_wr wr = work_request(IBV_WR_RDMA_READ, flags, op_context);
@@ -259,27 +260,42 @@ private:
 		return 0;
 	}
 
-	// Whether flush_refusal() would return 0, without its messages: the
-	// range and the bytes the emulated flush reads lie in the region, and
-	// the region (and for persistence the connection) offers the type.
-	bool flush_allowed(const MrRemote &dst, size_t dst_offset, size_t len,
-			   rpma_flush_type type) const noexcept
+	// Why a flush may not be posted, if it may not. The rules live here
+	// alone, inline on the data path; refuse_flush(), out of line, turns
+	// a refusal into its message and error code.
+	enum class FlushRefusal {
+		NONE,
+		RANGE,                 // RPMA_E_INVAL
+		UNKNOWN_TYPE,          // RPMA_E_INVAL
+		PEER_NOT_PMEM,         // RPMA_E_NOSUPP
+		REGION_NOT_PERSISTENT, // RPMA_E_NOSUPP
+		REGION_NOT_VISIBLE,    // RPMA_E_NOSUPP
+	};
+
+	FlushRefusal flush_refusal(const MrRemote &dst, size_t dst_offset, size_t len,
+				   rpma_flush_type type) const noexcept
 	{
-		const int usage = dst.usage();
-		const bool offered = type == RPMA_FLUSH_TYPE_VISIBILITY
-					     ? (usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)
-					     : type == RPMA_FLUSH_TYPE_PERSISTENT &&
-						       (usage &
-							RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) &&
-						       direct_write_to_pmem();
-		return offered && dst.holds(dst_offset, len > FLUSH_LENGTH ? len : FLUSH_LENGTH);
+		// the flushed range, and the bytes the emulated flush reads, must
+		// be the region's (upstream posts them unchecked)
+		if (!dst.holds(dst_offset, len > FLUSH_LENGTH ? len : FLUSH_LENGTH))
+			return FlushRefusal::RANGE;
+		switch (type) {
+		case RPMA_FLUSH_TYPE_VISIBILITY:
+			return (dst.usage() & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)
+				       ? FlushRefusal::NONE
+				       : FlushRefusal::REGION_NOT_VISIBLE;
+		case RPMA_FLUSH_TYPE_PERSISTENT:
+			if (!direct_write_to_pmem())
+				return FlushRefusal::PEER_NOT_PMEM;
+			return (dst.usage() & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
+				       ? FlushRefusal::NONE
+				       : FlushRefusal::REGION_NOT_PERSISTENT;
+		}
+		// upstream posts an unknown type unchecked; its manual promises INVAL
+		return FlushRefusal::UNKNOWN_TYPE;
 	}
 
-	// RPMA_E_INVAL for a range outside the region or an unknown type,
-	// RPMA_E_NOSUPP for a type the region (or, persistent, the peer) does
-	// not offer; else 0.
-	int flush_refusal(const MrRemote &dst, size_t dst_offset, size_t len,
-			  rpma_flush_type type) const noexcept;
+	static int refuse_flush(FlushRefusal why) noexcept;
 	int native_atomic_write(const MrRemote &dst, size_t dst_offset, const char src[8],
 				int flags, const void *op_context) noexcept;
 	int native_flush(const MrRemote &dst, size_t dst_offset, size_t len, rpma_flush_type type,
