@@ -41,6 +41,7 @@ private:
 	std::vector<bool> send_busy_;
 	Ring<Received> received_; // requests not handled yet
 	rpma_cq *cq_ = nullptr;
+	int cq_fd_ = -1, event_fd_ = -1; // fixed for the connection's life
 	bool ended_ = false;    // the end-of-run request came
 	uint64_t requests_ = 0; // received: signs of a live client
 
@@ -87,8 +88,10 @@ private:
 		int ret = rpma_conn_get_cq(conn_, &cq_);
 		if (ret)
 			return rpma_failed(td_, "rpma_conn_get_cq", ret);
+		rpma_cq_get_fd(cq_, &cq_fd_);
+		rpma_conn_get_event_fd(conn_, &event_fd_);
 		const bool busy = options_of(td_).busy_wait_polling;
-		unsigned idle = 0;
+		unsigned idle = 0, wakes = 0;
 		while (!ended_ && !td_->terminate) {
 			ret = poll_cq();
 			if (ret == 0) {
@@ -101,7 +104,15 @@ private:
 				return 1;
 			if (busy && ++idle % EVENT_CHECK_INTERVAL)
 				continue;
-			if (wait(busy ? 0 : POLL_MS) || link_check() || liveness_check(requests_))
+			bool quiet;
+			if (wait(busy ? 0 : POLL_MS, &quiet))
+				return 1;
+			// Sleeping, the server wakes twice per request (its receive,
+			// then its answer's send): the checks, which cost more than
+			// the request, run when nothing came (a dead client or link
+			// sends nothing) and now and then.
+			if ((quiet || ++wakes % EVENT_CHECK_INTERVAL == 0) &&
+			    (link_check() || liveness_check(requests_)))
 				return 1;
 		}
 		return 0;
@@ -186,14 +197,12 @@ private:
 	}
 
 	// Sleeps until a completion or a connection event (the completion
-	// channel is watched only when not busy polling).
-	int wait(int timeout_ms)
+	// channel is watched only when not busy polling); *quiet: neither came.
+	int wait(int timeout_ms, bool *quiet)
 	{
-		int cq_fd, ev_fd;
-		rpma_cq_get_fd(cq_, &cq_fd);
-		rpma_conn_get_event_fd(conn_, &ev_fd);
-		pollfd fds[2] = {{ev_fd, POLLIN, 0}, {cq_fd, POLLIN, 0}};
-		if (poll(fds, timeout_ms ? 2 : 1, timeout_ms) <= 0)
+		pollfd fds[2] = {{event_fd_, POLLIN, 0}, {cq_fd_, POLLIN, 0}};
+		*quiet = poll(fds, timeout_ms ? 2 : 1, timeout_ms) <= 0;
+		if (*quiet)
 			return 0;
 		if (fds[0].revents) {
 			rpma_conn_event ev;

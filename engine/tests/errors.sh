@@ -203,11 +203,13 @@ gpspm_bad_request() {
 # A client that stops answering without a word (its queue pair drops all
 # that arrives, the connection still up): the server probes it, gives up
 # within about 35 s with the reason, fails its job and ends the connection.
+# silent_client KIND [sleeping]: the server spins (busy_wait_polling=1, the
+# default) or sleeps between completions (=0), when it checks less often.
 silent_client() {
-	local kind=$1 name=$1-silent-client rrc src start
+	local kind=$1 name=$1-silent-client${2:+-$2} rrc src start
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
 	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size=1m
+	fio_server "$kind" --filename=malloc --size=1m --busy_wait_polling=$([[ ${2:-} == sleeping ]] && echo 0 || echo 1)
 	server_listens 30
 	start=$SECONDS
 	"$ROGUE_CLIENT" "$ip" "$port" silent >"$case_dir/client.log" 2>&1
@@ -332,6 +334,7 @@ error_cases() {
 		size_too_big "$kind"
 		silent_client "$kind"
 	done
+	silent_client gpspm sleeping
 	no_server
 	port_in_use
 	gpspm_bad_request gpspm-range "refusing to flush"
