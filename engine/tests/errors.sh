@@ -206,10 +206,11 @@ gpspm_bad_request() {
 # silent_client KIND [sleeping]: the server spins (busy_wait_polling=1, the
 # default) or sleeps between completions (=0), when it checks less often.
 silent_client() {
-	local kind=$1 name=$1-silent-client${2:+-$2} rrc src start
+	local kind=$1 name=$1-silent-client${2:+-$2} busy=1 rrc src start
+	[[ ${2:-} == sleeping ]] && busy=0
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
 	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size=1m --busy_wait_polling=$([[ ${2:-} == sleeping ]] && echo 0 || echo 1)
+	fio_server "$kind" --filename=malloc --size=1m --busy_wait_polling=$busy
 	server_listens 30
 	start=$SECONDS
 	"$ROGUE_CLIENT" "$ip" "$port" silent >"$case_dir/client.log" 2>&1
