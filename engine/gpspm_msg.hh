@@ -14,6 +14,23 @@ constexpr size_t FLUSH_RESPONSE_SIZE = 9;
 // Room for one message: what the old engines posted their receives with.
 constexpr size_t MSG_ROOM = 512;
 
+// The server's message memory for `slots` requests outstanding: slot k has
+// a receive of MSG_ROOM bytes (any request an old client may send fits)
+// and a send for its answer; the answer to the request in receive k goes
+// out of send k.
+class ServerMsgLayout {
+public:
+	explicit ServerMsgLayout(size_t slots) : slots_(slots) {}
+
+	size_t recv_off(size_t k) const { return 2 * k * MSG_ROOM; }
+	size_t send_off(size_t k) const { return (2 * k + 1) * MSG_ROOM; }
+	size_t send_room() const { return MSG_ROOM; }
+	size_t bytes() const { return 2 * slots_ * MSG_ROOM; }
+
+private:
+	size_t slots_;
+};
+
 struct FlushRequest {
 	uint64_t offset, length, op_context;
 
