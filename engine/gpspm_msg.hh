@@ -14,6 +14,27 @@ constexpr size_t FLUSH_RESPONSE_SIZE = 9;
 // Room for one message: what the old engines posted their receives with.
 constexpr size_t MSG_ROOM = 512;
 
+// The server's message memory for `slots` requests outstanding: slot k has
+// a receive of MSG_ROOM bytes (any request an old client may send fits)
+// and a send for its answer; the answer to the request in receive k goes
+// out of send k. An answer is FLUSH_RESPONSE_SIZE bytes, so the sends
+// follow all the receives in rooms of their own size (8-byte aligned):
+// registered memory is resident, and 512-byte send rooms doubled it.
+class ServerMsgLayout {
+public:
+	static constexpr size_t SEND_ROOM = (FLUSH_RESPONSE_SIZE + 7) / 8 * 8;
+
+	explicit ServerMsgLayout(size_t slots) : slots_(slots) {}
+
+	size_t recv_off(size_t k) const { return k * MSG_ROOM; }
+	size_t send_off(size_t k) const { return slots_ * MSG_ROOM + k * SEND_ROOM; }
+	size_t send_room() const { return SEND_ROOM; }
+	size_t bytes() const { return slots_ * (MSG_ROOM + SEND_ROOM); }
+
+private:
+	size_t slots_;
+};
+
 struct FlushRequest {
 	uint64_t offset, length, op_context;
 

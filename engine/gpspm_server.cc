@@ -19,8 +19,7 @@
 namespace rpma_fio {
 namespace {
 
-// Message slot k: a receive buffer at 2k, a send buffer at 2k + 1 (units of
-// MSG_ROOM). The answer to the request in receive k goes out of send k.
+// Message slot k: a receive and a send buffer (ServerMsgLayout).
 class GpspmServer final : public Server {
 public:
 	~GpspmServer() override
@@ -38,15 +37,13 @@ private:
 	std::vector<char> msgs_;
 	rpma_mr_local *msg_mr_ = nullptr;
 	uint16_t slots_ = 0;
+	ServerMsgLayout layout_{0};
 	std::vector<bool> send_busy_;
 	Ring<Received> received_; // requests not handled yet
 	rpma_cq *cq_ = nullptr;
 	int cq_fd_ = -1, event_fd_ = -1; // fixed for the connection's life
 	bool ended_ = false;    // the end-of-run request came
 	uint64_t requests_ = 0; // received: signs of a live client
-
-	static size_t recv_off(size_t k) { return 2 * k * MSG_ROOM; }
-	static size_t send_off(size_t k) { return (2 * k + 1) * MSG_ROOM; }
 
 	// The client may have this many requests outstanding: iodepth= of
 	// the server job, as with the old engine.
@@ -69,7 +66,8 @@ private:
 	// first request as soon as it is connected.
 	int accepting(rpma_conn_req *req) override
 	{
-		msgs_.assign(MSG_ROOM * 2 * slots_, 0);
+		layout_ = ServerMsgLayout(slots_);
+		msgs_.assign(layout_.bytes(), 0);
 		send_busy_.assign(slots_, false);
 		received_.reserve(slots_);
 		int ret = rpma_mr_reg(peer_, msgs_.data(), msgs_.size(),
@@ -77,7 +75,7 @@ private:
 		if (ret)
 			return rpma_failed(td_, "rpma_mr_reg", ret);
 		for (size_t k = 0; k < slots_; k++)
-			if ((ret = rpma_conn_req_recv(req, msg_mr_, recv_off(k), MSG_ROOM,
+			if ((ret = rpma_conn_req_recv(req, msg_mr_, layout_.recv_off(k), MSG_ROOM,
 						      reinterpret_cast<const void *>(k))))
 				return rpma_failed(td_, "rpma_conn_req_recv", ret);
 		return 0;
@@ -155,7 +153,7 @@ private:
 		while (!received_.empty() && !send_busy_[received_.front().slot]) {
 			Received r = received_.front();
 			received_.pop();
-			std::optional<FlushRequest> req = unpack_request(&msgs_[recv_off(r.slot)],
+			std::optional<FlushRequest> req = unpack_request(&msgs_[layout_.recv_off(r.slot)],
 									 r.len);
 			if (!req) {
 				report(td_, "cannot unpack a flush request (%u bytes)", r.len);
@@ -183,12 +181,12 @@ private:
 		}
 		mem_.persist(req.offset, req.length);
 		// re-posted before answering: the answer lets the client send again
-		int ret = rpma_recv(conn_, msg_mr_, recv_off(k), MSG_ROOM,
+		int ret = rpma_recv(conn_, msg_mr_, layout_.recv_off(k), MSG_ROOM,
 				    reinterpret_cast<const void *>(k));
 		if (ret)
 			return rpma_failed(td_, "rpma_recv", ret);
-		size_t len = pack_response(req.op_context, &msgs_[send_off(k)], MSG_ROOM);
-		ret = rpma_send(conn_, msg_mr_, send_off(k), len, RPMA_F_COMPLETION_ALWAYS,
+		size_t len = pack_response(req.op_context, &msgs_[layout_.send_off(k)], layout_.send_room());
+		ret = rpma_send(conn_, msg_mr_, layout_.send_off(k), len, RPMA_F_COMPLETION_ALWAYS,
 				reinterpret_cast<const void *>(k));
 		if (ret)
 			return rpma_failed(td_, "rpma_send", ret);

@@ -4,8 +4,8 @@
 # when a job ends, well or badly. The fio processes run with
 # tests/engine_check.cc preloaded (ENGINE_CHECK): it reports memory freed
 # while registered and memory deregistered before its queue pair is
-# destroyed, and can make a post fail. Sourced by in-vm.sh after lib.sh and
-# errors.sh.
+# destroyed, and can make a post fail. Also what a GPSPM server's memory
+# grows by per connection. Sourced by in-vm.sh after lib.sh and errors.sh.
 
 # in_order ROLE: ROLE's fio ran under engine_check, which saw no violation
 # (and, for the client, fio's io_u buffers freed after deregistration)
@@ -139,6 +139,57 @@ sync_accounting() {
 		eval '((crc == 0 && src == 0)) && [[ -n $ours && $ours == "$theirs" ]]'
 }
 
+# anon_kb PID: the process's resident anonymous memory (heap, arenas,
+# stacks, private mappings) less its transparent huge pages (2 MiB at once,
+# whoever faulted them), from smaps_rollup: one record, read at once (smaps,
+# read in pieces, lost mappings here while the process changed its own);
+# the rings rxe maps are device memory, not counted.
+anon_kb() {
+	local k v anon=0 huge=0 _
+	while read -r k v _; do
+		case $k in
+		Anonymous:) anon=$v ;;
+		AnonHugePages:) huge=$v ;;
+		esac
+	done <"/proc/$1/smaps_rollup"
+	echo $((anon - huge))
+}
+
+# A GPSPM server's anonymous memory grows, on connecting, by its message
+# buffers (a 512-byte receive and a 16-byte send per slot: 33 KiB at
+# iodepth=64), the emulated flushes' page and a few kB of bookkeeping;
+# with a 512-byte send per slot it grew by 64 KiB more than that.
+gpspm_server_memory() {
+	local name=gpspm-server-memory a0 a1='' crc src bound=56 end
+	begin_case "$name"
+	fio_server gpspm --filename=malloc --size=1m --iodepth=64 --busy_wait_polling=0
+	if ! server_listens 60; then
+		fail "$name" "the server does not listen"
+		kill "$SERVER_PID" 2>/dev/null
+		return
+	fi
+	a0=$(anon_kb "$SERVER_PID")
+	fio_start client gpspm --rw=write --bs=4k --iodepth=16 --size=1m --time_based \
+		--runtime=10 --busy_wait_polling=0
+	# the server's end of the connection is established once it accepted,
+	# after it registered its message buffers
+	end=$((SECONDS + 120))
+	while ((SECONDS < end)) && kill -0 "$FIO_PID" 2>/dev/null; do
+		if rdma res show cm_id 2>/dev/null | grep -q "state CONNECT .*src-addr $ip:$port "; then
+			a1=$(anon_kb "$SERVER_PID")
+			break
+		fi
+		sleep 0.2
+	done
+	wait_exit "$FIO_PID" 120
+	crc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB connected"
+	expect "$name" "client $crc, server $src; grew by $((${a1:-0} - a0)) kB on connecting (at most $bound)" \
+		eval '((crc == 0 && src == 0)) && [[ -n $a1 ]] && ((a1 - a0 <= bound))'
+}
+
 safety_cases() {
 	if [[ ! -f "${ENGINE_CHECK:-}" || ! -x "${ROGUE_SERVER:-}" ]]; then
 		fail safety "no ENGINE_CHECK or ROGUE_SERVER (make check builds them)"
@@ -162,4 +213,5 @@ safety_cases() {
 		failed_post
 	fi
 	sync_accounting
+	gpspm_server_memory
 }
