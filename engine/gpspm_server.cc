@@ -42,8 +42,8 @@ private:
 	Ring<Received> received_; // requests not handled yet
 	rpma_cq *cq_ = nullptr;
 	int cq_fd_ = -1, event_fd_ = -1; // fixed for the connection's life
-	bool ended_ = false;    // the end-of-run request came
-	uint64_t requests_ = 0; // received: signs of a live client
+	bool ended_ = false;             // the end-of-run request came
+	uint64_t requests_ = 0;          // received: signs of a live client
 
 	// The client may have this many requests outstanding: iodepth= of
 	// the server job, as with the old engine.
@@ -153,8 +153,8 @@ private:
 		while (!received_.empty() && !send_busy_[received_.front().slot]) {
 			Received r = received_.front();
 			received_.pop();
-			std::optional<FlushRequest> req = unpack_request(&msgs_[layout_.recv_off(r.slot)],
-									 r.len);
+			std::optional<FlushRequest> req =
+				unpack_request(&msgs_[layout_.recv_off(r.slot)], r.len);
 			if (!req) {
 				report(td_, "cannot unpack a flush request (%u bytes)", r.len);
 				return job_failed(td_, EPROTO, "flush request");
@@ -185,7 +185,8 @@ private:
 				    reinterpret_cast<const void *>(k));
 		if (ret)
 			return rpma_failed(td_, "rpma_recv", ret);
-		size_t len = pack_response(req.op_context, &msgs_[layout_.send_off(k)], layout_.send_room());
+		size_t len = pack_response(req.op_context, &msgs_[layout_.send_off(k)],
+					   layout_.send_room());
 		ret = rpma_send(conn_, msg_mr_, layout_.send_off(k), len, RPMA_F_COMPLETION_ALWAYS,
 				reinterpret_cast<const void *>(k));
 		if (ret)

@@ -272,7 +272,8 @@ public:
 			CPPUNIT_ASSERT(l.send_room() >= rpma_fio::FLUSH_RESPONSE_SIZE);
 			// the answers together take one receive's room per 32
 			// slots (16 bytes each, 8-byte aligned)
-			CPPUNIT_ASSERT(l.bytes() <= slots * MSG_ROOM + (slots + 31) / 32 * MSG_ROOM);
+			CPPUNIT_ASSERT(l.bytes() <=
+				       slots * MSG_ROOM + (slots + 31) / 32 * MSG_ROOM);
 			std::vector<int> owner(l.bytes(), -1);
 			auto claim = [&](size_t off, size_t len, int who) {
 				CPPUNIT_ASSERT(off + len <= l.bytes());
