@@ -229,6 +229,12 @@ def main():
 		if pl:
 			d.update(pl)
 		data.append(d)
+	# the I/Os a pair did: fio stops at the end of --size before number_ios
+	# when that asks for more, so the client's calls of td_io_queue tell
+	done = {(d["row"], d["impl"], d["rep"], d["n"]): d["polls"]["td_io_queue"] for d in data
+		if d["status"] == "0" and d["side"] == "client" and d["polls"].get("td_io_queue")}
+	for d in data:
+		d["n"] = done.get((d["row"], d["impl"], d["rep"], d["n"]), d["n"])
 	data = merge(load(os.path.join(results, "raw", "counts.json")), data)
 	os.makedirs(os.path.join(results, "raw"), exist_ok=True)
 	with open(os.path.join(results, "raw", "counts.json"), "w") as f:
@@ -368,25 +374,27 @@ def spin_section(fits):
 		"librpma's call, the provider's poll), F what the counted calls cost once per run. "
 		"The runs take N, 2N and 3N I/Os against a server at full speed and one slowed by "
 		"callgrind, so P varies apart from N. The model is checked twice: the residuals "
-		"(largest |count - fit| of a run, in instructions) must be small next to the "
-		"run's count, and librpma's e must equal the instructions that one empty call of "
+		"(largest |count - fit| of a run, in instructions; per I/O: over the fewest I/Os of "
+		"a run, the order of the error it leaves in W) must be small next to the run's count, and librpma's e must equal the instructions that one empty call of "
 		"`rpma_cq_get_wc` runs, counted directly: the instructions that ran once per call "
 		"plus those that ran once per empty return (every instruction of the function "
 		"having run K, P or K - P times, K its calls).", "",
 		"| row | impl | runs | empty polls per I/O | layer | W per I/O | e per empty poll "
-		"| F per run | largest residual |",
-		"| --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: |"]
+		"| F per run | largest residual | per I/O |",
+		"| --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
 	for row, impl, fit in fits:
 		for k in LAYERS + ["total"]:
 			f = fit["layers"][k]
 			if k != "total" and max(abs(f["w"]), abs(f["e"]), f["res"]) < 0.5:
 				continue
-			o.append("| %s | %s | %d | %.1f-%.1f | %s | %s | %s | %s | %s |" % (
+			o.append("| %s | %s | %d | %.1f-%.1f | %s | %s | %s | %s | %s | %.2f |" % (
 				row, impl, fit["runs"], *fit["empty_per_io"], "all" if k == "total" else k,
-				"{:,.1f}".format(f["w"]), "%.2f" % f["e"], fmt(f["f"]), fmt(f["res"])))
-	o += ["", "librpma's cost of one empty poll counted directly: " + ", ".join(
-		"%s %s %s" % (row, impl, fit["direct_librpma"] if fit["direct_librpma"] is not None
-			else "(not the same in every run)") for row, impl, fit in fits) + ".", ""]
+				"{:,.1f}".format(f["w"]), "%.2f" % f["e"], fmt(f["f"]), fmt(f["res"]),
+				f["res"] / fit["ns"][0]))
+	o += ["", "librpma's e counted directly (fitted): " + ", ".join(
+		"%s %s %s (%.2f)" % (row, impl, fit["direct_librpma"] if fit["direct_librpma"] is not None
+			else "-", fit["layers"]["librpma"]["e"]) for row, impl, fit in fits) + "; - where "
+		"the instructions' counts did not split into K, P and K - P in every run.", ""]
 	return o
 
 
@@ -414,7 +422,9 @@ def write_md(data, path):
 		"to the layer that called them. Kernel work (rxe itself) is not counted. The GPSPM "
 		"servers run with `busy_wait_polling=0` (they sleep between requests, so the count is "
 		"their work); the clients poll busily, so a client's count includes the polls that came "
-		"back empty (see the calls per I/O below). 4 KiB, one job; iodepth 1 with `sync=1`.", ""]
+		"back empty: for them the row gives W, the work per I/O without the empty polls, from a "
+		"fit of runs that spun for different lengths (polls column W; see \"Spinning clients\" "
+		"below). 4 KiB, one job; iodepth 1 with `sync=1`.", ""]
 	o.append("| row | side | impl | fio | engine | librpma | verbs | other | engine + librpma | "
 		"/ ref | all | polls | I/Os | spread |")
 	o.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
@@ -422,6 +432,7 @@ def write_md(data, path):
 	for row in rows:
 		for side in ("client", "server"):
 			el = {}
+			fitted = {}
 			lines = []
 			for impl in IMPLS:
 				ds = [d for d in ok if d["row"] == row and d["side"] == side and d["impl"] == impl]
@@ -441,9 +452,12 @@ def write_md(data, path):
 					sp = spread(ds)
 					sp = "%.2f %%" % sp if sp is not None else "-"
 				el[impl] = v["engine"] + v["librpma"]
+				fitted[impl] = fit is not None
 				lines.append((impl, v, ns, sp, polls))
 			for impl, v, ns, sp, polls in lines:
-				ratio = "%.2f" % (el[impl] / el["ref"]) if impl != "ref" and el.get("ref") else ""
+				# a spinning count against a fitted W compares nothing
+				ratio = "%.2f" % (el[impl] / el["ref"]) if (impl != "ref" and el.get("ref") and
+					fitted[impl] == fitted["ref"]) else ""
 				o.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
 					row, side, impl, *(fmt(v[lay]) for lay in LAYERS),
 					fmt(el[impl]), ratio, fmt(v["total"]), polls, ns, sp))
