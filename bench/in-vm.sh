@@ -213,7 +213,9 @@ fio_pair() {
 count_pair() {
 	local impl=$1 rep=$2 n=$3 kind=$4 rw=$5 qd=$6 sync=$7 vgs=$8
 	local row=$kind-$rw-bs4k-qd$qd-nj1 cmd se ce s c cst sst sqd=$qd extra=() lib
-	local base=$row.$impl.n$n.r$rep.s$vgs pfx=() vg lport=$9
+	local base=$row.$impl.n$n.r$rep.s$vgs pfx=() vg lport=$9 mb=16
+	# room for N 4 KiB I/Os: fio stops at the end of --size, number_ios or not
+	((n * 4 > mb * 1024)) && mb=$(((n * 4 + 1023) / 1024))
 	# fio's calls in its I/O loop that enclose every call into the engine
 	# there (queue, commit, getevents, event) and the accounting of a
 	# submission and a completion, and never each other (a toggle met
@@ -230,14 +232,14 @@ count_pair() {
 	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=$((2 * qd))
 	((vgs)) && pfx=("${vg[@]}" --callgrind-out-file="$raw/counts/$base.server.cg")
 	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${pfx[@]}" "${cmd[@]}" --name=server "${se[@]}" \
-		--serverip="$ip" --port="$lport" --thread --filename=malloc --size=16m \
+		--serverip="$ip" --port="$lport" --thread --filename=malloc --size="${mb}m" \
 		--iodepth="$sqd" "${extra[@]}") >"$raw/counts/$base.server.log" 2>&1 &
 	s=$!
 	wait_listen "$lport" 1 600 || say "$base: the server does not listen"
 	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${vg[@]}" \
 		--callgrind-out-file="$raw/counts/$base.client.cg" "${cmd[@]}" --name=client \
 		"${ce[@]}" --serverip="$ip" --port="$lport" --thread --rw="$rw" --bs=4k \
-		--iodepth="$qd" --sync="$sync" --size=16m --create_serialize=0 \
+		--iodepth="$qd" --sync="$sync" --size="${mb}m" --create_serialize=0 \
 		--number_ios="$n") >"$raw/counts/$base.client.log" 2>&1 &
 	c=$!
 	wait_exit "$c" 1200
