@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # bench/counts.py RAW RESULTS -- instructions per I/O, per layer, from the
 # callgrind profiles bench/in-vm.sh writes in --counts mode (RAW/counts/),
-# into RESULTS/counts.md and RESULTS/raw/counts.json.
+# into RESULTS/counts.md and RESULTS/raw/counts.json (merged with the
+# entries already there that this run did not measure).
+# bench/counts.py --md RESULTS -- counts.md again from counts.json alone.
+# bench/counts.py --self-test -- the arithmetic on made-up numbers.
 #
 # A profile covers only what runs inside fio's I/O loop calls that reach
 # the engine (td_io_queue, io_queue_event, io_u_queued_complete: callgrind
@@ -294,24 +297,34 @@ def lstsq(xs, ys):
 def fit_spin(ds):
 	"""the spinning side's count of every run, per layer, as W N + e P + F
 	(N its I/Os, P its empty polls): W the work per I/O, e the cost of one
-	empty poll, F what the counted calls cost once per run; None with too
-	few runs (more than the 3 unknowns, so that the residuals test the
-	model) or runs that cannot separate N, P and 1"""
+	empty poll, F what the counted calls cost once per run. When a poll
+	can return several completions (ours at iodepth 16), how many polls
+	find some, B, depends on the timing too: then W N + e P + b B + F, and
+	W is given at the runs' mean B / N (and over their range: wmin, wmax).
+	None with too few runs (more than the unknowns, so that the residuals
+	test the model) or runs that cannot tell N, P (and B) apart"""
 	ds = [d for d in ds if "empty" in d]
-	if len(ds) < 4:
+	ratio = [(d["calls"] - d["empty"]) / d["n"] for d in ds]
+	batched = max(ratio, default=0) - min(ratio, default=0) > 1e-9
+	if len(ds) < (5 if batched else 4):
 		return None
-	xs = [[d["n"], d["empty"], 1] for d in ds]
+	xs = [[d["n"], d["empty"]] + ([d["calls"] - d["empty"]] if batched else []) + [1] for d in ds]
+	mean = sum(ratio) / len(ratio)
 	out = {}
 	for k in LAYERS + ["total"]:
 		r = lstsq(xs, [d["total"] if k == "total" else d["layers"].get(k, 0) for d in ds])
 		if r is None:
 			return None
-		(w, e, f), res = r
-		out[k] = dict(w=w, e=e, f=f, res=max(abs(v) for v in res))
-	direct = {d.get("direct_librpma") for d in ds}
+		c, res = r
+		b = c[2] if batched else 0.0
+		out[k] = dict(w=c[0] + b * mean, e=c[1], b=b if batched else None, f=c[-1],
+			wmin=c[0] + b * min(ratio), wmax=c[0] + b * max(ratio),
+			res=max(abs(v) for v in res))
+	# librpma's e directly, from the runs that had empty polls
+	direct = {d.get("direct_librpma") for d in ds if d["empty"]}
 	return dict(layers=out, runs=len(ds), direct_librpma=direct.pop() if len(direct) == 1 else None,
 		empty_per_io=[min(d["empty"] / d["n"] for d in ds), max(d["empty"] / d["n"] for d in ds)],
-		ns=sorted({d["n"] for d in ds}))
+		full_per_io=[min(ratio), max(ratio)], batched=batched, ns=sorted({d["n"] for d in ds}))
 
 
 def per_io(ds):
@@ -378,18 +391,29 @@ def spin_section(fits):
 		"a run, the order of the error it leaves in W) must be small next to the run's count, and librpma's e must equal the instructions that one empty call of "
 		"`rpma_cq_get_wc` runs, counted directly: the instructions that ran once per call "
 		"plus those that ran once per empty return (every instruction of the function "
-		"having run K, P or K - P times, K its calls).", "",
-		"| row | impl | runs | empty polls per I/O | layer | W per I/O | e per empty poll "
-		"| F per run | largest residual | per I/O |",
-		"| --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+		"having run K, P or K - P times, K its calls). Where one poll can return several "
+		"completions (ours at iodepth 16: up to 16), the number of polls that return some, "
+		"B = K - P, depends on the timing as well, and the model is W N + e P + b B + F; W "
+		"is then given at the runs' mean B / N, and in brackets over the range of B / N the "
+		"runs saw: how much the batching that the timing allows moves it. Where each "
+		"poll takes one completion (the reference; ours at iodepth 1) B is a fixed number "
+		"per I/O and belongs to W.", "",
+		"| row | impl | runs | empty polls per I/O | polls with completions per I/O | layer "
+		"| W per I/O | e per empty poll | b per poll with completions | F per run "
+		"| largest residual | per I/O |",
+		"| --- | --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
 	for row, impl, fit in fits:
 		for k in LAYERS + ["total"]:
 			f = fit["layers"][k]
 			if k != "total" and max(abs(f["w"]), abs(f["e"]), f["res"]) < 0.5:
 				continue
-			o.append("| %s | %s | %d | %.1f-%.1f | %s | %s | %s | %s | %s | %.2f |" % (
-				row, impl, fit["runs"], *fit["empty_per_io"], "all" if k == "total" else k,
-				"{:,.1f}".format(f["w"]), "%.2f" % f["e"], fmt(f["f"]), fmt(f["res"]),
+			w = "{:,.1f}".format(f["w"])
+			if f["b"] is not None:
+				w += " ({:,.1f}-{:,.1f})".format(*sorted((f["wmin"], f["wmax"])))
+			o.append("| %s | %s | %d | %.1f-%.1f | %.2f-%.2f | %s | %s | %s | %s | %s | %s | %.2f |" % (
+				row, impl, fit["runs"], *fit["empty_per_io"], *fit["full_per_io"],
+				"all" if k == "total" else k, w, "%.2f" % f["e"],
+				"%.2f" % f["b"] if f["b"] is not None else "", fmt(f["f"]), fmt(f["res"]),
 				f["res"] / fit["ns"][0]))
 	o += ["", "librpma's e counted directly (fitted): " + ", ".join(
 		"%s %s %s (%.2f)" % (row, impl, fit["direct_librpma"] if fit["direct_librpma"] is not None
@@ -518,7 +542,8 @@ def self_test():
 	ds = []
 	for n, p in runs:
 		lay = {k: w * n + e * p + f for k, (w, e, f) in truth.items()}
-		ds.append(dict(n=n, empty=p, layers=lay, total=sum(lay.values()), direct_librpma=30))
+		ds.append(dict(n=n, empty=p, calls=p + 2 * n, layers=lay, total=sum(lay.values()),
+			direct_librpma=30))
 	fit = fit_spin(ds)
 	check("the fit finds W, e and F of every layer", fit is not None and all(
 		abs(fit["layers"][k]["w"] - w) < 1e-6 and abs(fit["layers"][k]["e"] - e) < 1e-6 and
@@ -533,6 +558,20 @@ def self_test():
 	check("3 runs are too few to test the model", fit_spin(ds[:3]) is None)
 	check("P in proportion to N cannot be told apart",
 		fit_spin([dict(d, empty=d["n"] * 40) for d in ds]) is None)
+
+	# a batching poller: polls with completions B vary apart from N
+	bs = [210, 460, 330, 250, 430, 360]
+	bd = []
+	for (n, p), b in zip(runs, bs):
+		lay = {k: w * n + e * p + 34 * b + f for k, (w, e, f) in truth.items()}
+		bd.append(dict(n=n, empty=p, calls=p + b, layers=lay, total=sum(lay.values())))
+	fit = fit_spin(bd)
+	mean = sum(b / n for (n, _), b in zip(runs, bs)) / len(bs)
+	check("batched polls: b found, W given at the runs' mean B / N", fit is not None and
+		fit["batched"] and all(abs(fit["layers"][k]["b"] - 34) < 1e-6 and
+			abs(fit["layers"][k]["w"] - (w + 34 * mean)) < 1e-6 for k, (w, e, f) in truth.items()))
+	check("polls of one completion each: no b",
+		fit_spin([dict(d, calls=d["empty"] + 2 * d["n"]) for d in ds])["batched"] is False)
 
 	# rpma_cq_get_wc's instruction counts: K calls, P empty returns
 	code = lambda ob: (0x100, [0x140])
@@ -571,4 +610,10 @@ def self_test():
 if __name__ == "__main__":
 	if sys.argv[1:] == ["--self-test"]:
 		self_test()
+	if len(sys.argv) == 3 and sys.argv[1] == "--md":
+		# counts.md again from RESULTS/raw/counts.json alone (the profiles
+		# are gone after the next run)
+		write_md(load(os.path.join(sys.argv[2], "raw", "counts.json")),
+			os.path.join(sys.argv[2], "counts.md"))
+		sys.exit(0)
 	main()
