@@ -254,13 +254,18 @@ fio_q_status Client::queue(thread_data *td, io_u *u)
 // sync=0: posted at commit
 fio_q_status Client::queue_async(io_u *u)
 {
-	if (npending_ == pending_.size()) [[unlikely]] {
-		overflow(); // fio never queues more than iodepth
-		u->error = EIO;
-		return FIO_Q_COMPLETED;
-	}
+	if (npending_ == pending_.size()) [[unlikely]]
+		return refuse(u);
 	pending_[npending_++] = u;
 	return FIO_Q_QUEUED;
+}
+
+// fio never queues more than iodepth
+fio_q_status Client::refuse(io_u *u)
+{
+	overflow();
+	u->error = EIO;
+	return FIO_Q_COMPLETED;
 }
 
 // sync=1: this io_u alone, and wait for it (nothing else is in flight).
@@ -626,14 +631,21 @@ int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespe
 	Client *c = client_of(td);
 	// Enough is complete already: no poll (the completions of a shared
 	// flush come together, so one now would mostly come back empty), and
-	// reap() out of line, so that this path needs no frame.
+	// the rest out of line, so that this path needs no frame.
 	const size_t done = c->inflight_.completed();
-	const bool enough = done != 0 && done >= min;
-	if (!enough && !c->failed_ && c->reap(min) < 0) [[unlikely]] {
-		c->abandon(); // fio asks for them on its way out
+	if (done == 0 || done < min)
+		return c->wait_for(min, max);
+	return static_cast<int>(c->inflight_.hand_out(max));
+}
+
+// getevents() with fewer than min io_us complete.
+int Client::wait_for(unsigned min, unsigned max)
+{
+	if (!failed_ && reap(min) < 0) [[unlikely]] {
+		abandon(); // fio asks for them on its way out
 		return -EIO;
 	}
-	return static_cast<int>(c->inflight_.hand_out(max));
+	return static_cast<int>(inflight_.hand_out(max));
 }
 
 io_u *Client::event(thread_data *td, int i)

@@ -110,7 +110,10 @@ private:
 	[[gnu::always_inline]] inline int poll_batch();
 	int overflow();
 	fio_q_status queue_sync(io_u *u);
-	fio_q_status queue_async(io_u *u);
+	// out of line, and the refusal out of the way: queue() and
+	// queue_async() then need no frame
+	[[gnu::noinline]] fio_q_status queue_async(io_u *u);
+	[[gnu::cold, gnu::noinline]] fio_q_status refuse(io_u *u);
 	[[gnu::always_inline]] inline int run_sync(io_u *u);
 	[[gnu::always_inline]] inline int sync_flush(uint64_t offset, uint64_t length);
 	[[gnu::always_inline]] inline int sync_poll(uint64_t *token);
@@ -118,6 +121,7 @@ private:
 	int wait_for_completions();
 	[[gnu::always_inline]] inline int idle(size_t in_flight);
 	int idle_checks(size_t in_flight);
+	[[gnu::noinline]] int wait_for(unsigned min, unsigned max);
 	int reap(unsigned min);
 	int connection_check();
 	int link_check(size_t in_flight);
