@@ -83,8 +83,8 @@ public:
 
 	// A completion carrying `token` arrived: the io_us it ends become
 	// complete. A read's token is the count of reads added with it, so a
-	// signaled read ends every read up to it at once; a token that matches nothing in flight
-	// ends nothing beyond what is.
+	// signaled read ends every read up to it at once; a token that matches
+	// nothing in flight ends nothing beyond what is.
 	void complete(uint64_t token)
 	{
 		if (token & FLUSH_BIT) {
@@ -111,7 +111,8 @@ public:
 	}
 	io_u *handed(size_t i) const
 	{
-		return i < reads_.out ? reads_.at(reads_.first + i) : writes_.at(writes_.first + i).u;
+		return i < reads_.out ? reads_.at(reads_.first + i)
+				      : writes_.at(writes_.first + i).u;
 	}
 
 	// Gives up: every io_u in flight is passed to failed(io_u *), the reads
@@ -138,8 +139,9 @@ private:
 	};
 
 	// The io_us of one kind in the order added, counted: the first `gone`
-	// went to fio, the first `done` are complete, `added` were added. Its slots are a power of two, so that a number
-	// becomes a slot with a mask.
+	// went to fio, the first `done` are complete, `added` were added. Its
+	// slots are a power of two, so that a count becomes a slot with a
+	// mask.
 	template <typename T> struct Lane {
 		std::vector<T> slots;
 		uint64_t capacity = 0, mask = 0;
