@@ -196,10 +196,6 @@ int Client::post_init(thread_data *td)
 	Client *c = client_of(td);
 	const unsigned depth = td->o.iodepth;
 	c->pending_.assign(depth, nullptr);
-	// completed_ keeps what the last getevents handed out (up to depth)
-	// until the next one, while fio queues anew: a sync with nothing to
-	// flush completes at once, and every io_u in flight may complete
-	c->completed_.reserve(2 * static_cast<size_t>(depth));
 	c->inflight_.reserve(depth, c->flush_merge());
 	c->local_base_ = td->orig_buffer;
 	int ret = rpma_mr_reg(c->peer_, td->orig_buffer, td->orig_buffer_size,
@@ -258,13 +254,18 @@ fio_q_status Client::queue(thread_data *td, io_u *u)
 // sync=0: posted at commit
 fio_q_status Client::queue_async(io_u *u)
 {
-	if (npending_ == pending_.size()) [[unlikely]] {
-		overflow(); // fio never queues more than iodepth
-		u->error = EIO;
-		return FIO_Q_COMPLETED;
-	}
+	if (npending_ == pending_.size()) [[unlikely]]
+		return refuse(u);
 	pending_[npending_++] = u;
 	return FIO_Q_QUEUED;
+}
+
+// fio never queues more than iodepth
+fio_q_status Client::refuse(io_u *u)
+{
+	overflow();
+	u->error = EIO;
+	return FIO_Q_COMPLETED;
 }
 
 // sync=1: this io_u alone, and wait for it (nothing else is in flight).
@@ -276,8 +277,7 @@ fio_q_status Client::queue_sync(io_u *u)
 		fio_gettime(&u->issue_time, nullptr);
 	io_u_mark_submit(td_, 1);
 	if (failed_ || run_sync(u)) [[unlikely]] {
-		abandon();
-		completed_.clear();
+		abandon(); // nothing else is in flight, nothing to give back
 		u->error = EIO;
 	}
 	io_u_mark_complete(td_, 1);
@@ -431,11 +431,11 @@ int Client::write(io_u *u)
 	return ret ? rpma_failed(td_, "rpma_write", ret) : 0;
 }
 
-// Each io_u is added to inflight_ only once its work request is out.
+// Each io_u is added to inflight_ only once its work request is out. One
+// that fits no more is not added: commit() gives it back with the io_us
+// not posted, once the queue pair that holds its request is gone.
 int Client::post_read(io_u *u, bool signaled)
 {
-	if (inflight_.full())
-		return overflow();
 	if (int ret = read(u, signaled ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR,
 			   inflight_.next_read_token()))
 		return ret;
@@ -444,8 +444,6 @@ int Client::post_read(io_u *u, bool signaled)
 
 int Client::post_write(io_u *u)
 {
-	if (inflight_.full())
-		return overflow();
 	if (int ret = write(u))
 		return ret;
 	return inflight_.add_write(u, u->offset, u->xfer_buflen) ? 0 : overflow();
@@ -453,24 +451,7 @@ int Client::post_write(io_u *u)
 
 int Client::post_sync(io_u *u)
 {
-	bool done;
-	if (!inflight_.add_sync(u, &done))
-		return overflow();
-	return done ? complete(u) : 0;
-}
-
-// completed_ holds what fio was handed and has not taken back yet, plus
-// what completed since: never more than twice the iodepth, its capacity.
-// A full ring would lose the io_u, and fio would wait for it forever.
-int Client::complete(io_u *u)
-{
-	if (completed_.push(u)) [[likely]]
-		return 0;
-	report(td_,
-	       "more completed io_us than the engine has room for (%zu, iodepth=%u): "
-	       "an engine bug",
-	       completed_.size(), td_->o.iodepth);
-	return job_failed(td_, EOVERFLOW, "completion");
+	return inflight_.add_sync(u) ? 0 : overflow();
 }
 
 int Client::post_flushes()
@@ -551,13 +532,9 @@ int Client::handle(const ibv_wc &wc)
 	uint64_t token;
 	if (int ret = completion_token(wc, &token))
 		return ret;
-	int ret = 0;
 	if (token)
-		inflight_.complete(token, [&](io_u *u) {
-			if (!ret)
-				ret = complete(u);
-		});
-	return ret;
+		inflight_.complete(token);
+	return 0;
 }
 
 int Client::connection_check()
@@ -612,13 +589,13 @@ int Client::wait_for_completions()
 int Client::reap(unsigned min)
 {
 	// at iodepth 1 always: a poll now could only come back empty
-	if (completed_.size() < min && inflight_.stalled() && post_flushes())
+	if (inflight_.completed() < min && inflight_.stalled() && post_flushes())
 		return -1;
 	for (;;) {
 		int ret = poll_batch();
 		if (failed(ret))
 			return -1;
-		if (completed_.size() >= min)
+		if (inflight_.completed() >= min)
 			break;
 		if (post_flushes())
 			return -1;
@@ -627,7 +604,7 @@ int Client::reap(unsigned min)
 		if (idle(inflight_.size()))
 			return -1;
 	}
-	return static_cast<int>(completed_.size());
+	return static_cast<int>(inflight_.completed());
 }
 
 // Nothing completed with `in_flight` operations out: sleep until something
@@ -652,23 +629,28 @@ int Client::idle_checks(size_t in_flight)
 int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespec *)
 {
 	Client *c = client_of(td);
-	c->completed_.drop(c->handed_out_);
-	c->handed_out_ = 0;
 	// Enough is complete already: no poll (the completions of a shared
 	// flush come together, so one now would mostly come back empty), and
-	// reap() out of line, so that this path needs no frame.
-	const bool enough = !c->completed_.empty() && c->completed_.size() >= min;
-	if (!enough && !c->failed_ && c->reap(min) < 0) [[unlikely]] {
-		c->abandon(); // fio asks for them on its way out
+	// the rest out of line, so that this path needs no frame.
+	const size_t done = c->inflight_.completed();
+	if (done == 0 || done < min)
+		return c->wait_for(min, max);
+	return static_cast<int>(c->inflight_.hand_out(max));
+}
+
+// getevents() with fewer than min io_us complete.
+int Client::wait_for(unsigned min, unsigned max)
+{
+	if (!failed_ && reap(min) < 0) [[unlikely]] {
+		abandon(); // fio asks for them on its way out
 		return -EIO;
 	}
-	c->handed_out_ = std::min<size_t>(c->completed_.size(), max);
-	return static_cast<int>(c->handed_out_);
+	return static_cast<int>(inflight_.hand_out(max));
 }
 
 io_u *Client::event(thread_data *td, int i)
 {
-	return client_of(td)->completed_[i];
+	return client_of(td)->inflight_.handed(static_cast<size_t>(i));
 }
 
 // The job failed: see client.hh.
@@ -676,18 +658,21 @@ void Client::abandon()
 {
 	failed_ = true;
 	release_buffers();
-	inflight_.drain([this](io_u *u) { give_back(u); });
+	inflight_.fail([](io_u *u) { u->error = EIO; });
 	for (size_t i = 0; i < npending_; i++)
 		give_back(pending_[i]);
 	npending_ = 0;
 }
 
-// The job failed already: a full ring (reported by complete()) changes
-// nothing more.
+// Never short of room while fio keeps to iodepth: a lost io_u would be
+// waited for forever, so a full InFlight is reported. The job failed
+// already: that changes nothing more.
 void Client::give_back(io_u *u)
 {
 	u->error = EIO;
-	(void)complete(u);
+	if (!inflight_.add_done(u))
+		report(td_, "no room to give an io_u back (iodepth=%u): an engine bug",
+		       td_->o.iodepth);
 }
 
 // The end of a job: the goodbye after a good run, then nothing of fio's

@@ -108,10 +108,12 @@ private:
 	[[gnu::always_inline]] inline int handle(const ibv_wc &wc);
 	// poll_once(), inlined into reap()
 	[[gnu::always_inline]] inline int poll_batch();
-	[[gnu::always_inline]] inline int complete(io_u *u);
 	int overflow();
 	fio_q_status queue_sync(io_u *u);
-	fio_q_status queue_async(io_u *u);
+	// out of line, and the refusal out of the way: queue() and
+	// queue_async() then need no frame
+	[[gnu::noinline]] fio_q_status queue_async(io_u *u);
+	[[gnu::cold, gnu::noinline]] fio_q_status refuse(io_u *u);
 	[[gnu::always_inline]] inline int run_sync(io_u *u);
 	[[gnu::always_inline]] inline int sync_flush(uint64_t offset, uint64_t length);
 	[[gnu::always_inline]] inline int sync_poll(uint64_t *token);
@@ -119,6 +121,7 @@ private:
 	int wait_for_completions();
 	[[gnu::always_inline]] inline int idle(size_t in_flight);
 	int idle_checks(size_t in_flight);
+	[[gnu::noinline]] int wait_for(unsigned min, unsigned max);
 	int reap(unsigned min);
 	int connection_check();
 	int link_check(size_t in_flight);
@@ -137,11 +140,7 @@ private:
 	// sized for iodepth io_us once, in post_init: no allocation per I/O
 	std::vector<io_u *> pending_; // [0, npending_) queued, not committed
 	size_t npending_ = 0;
-	InFlight inflight_;
-	// a ring, not a vector: fio takes a few at a time, and dropping them
-	// from a vector's front moves the rest every time
-	Ring<io_u *> completed_;
-	size_t handed_out_ = 0; // completed_[0..handed_out_) went to fio
+	InFlight inflight_; // and the complete ones, until fio takes them
 	// sync=1 (run_sync): written since the previous fsync/fdatasync,
 	// empty when lo >= hi
 	uint64_t sync_dirty_lo_ = UINT64_MAX, sync_dirty_hi_ = 0;

@@ -7,8 +7,10 @@ void InFlight::reserve(unsigned depth, Merge merge)
 {
 	merge_ = merge;
 	depth_ = depth;
-	reads_.reserve(depth);
-	writes_.reserve(depth);
+	// up to depth in flight or complete, and what the last hand_out() gave
+	// fio, whose slots fio may still read
+	reads_.reserve(2 * static_cast<size_t>(depth));
+	writes_.reserve(2 * static_cast<size_t>(depth));
 	// every write or sync adds a flush at most
 	flushes_.reserve(depth);
 	next_seq_ = 1;

@@ -2,10 +2,11 @@
 // inflight.hh -- which of a client's io_us wait for which completion, and
 // the flushes its writes still need.
 //
-// Every posted io_u gets a sequence number. Completions on one connection
-// arrive in the order their work requests were posted, so a completion
-// finishes a whole prefix: a signaled read every read up to it, a flush
-// every write and sync up to the newest one it covers.
+// Completions on one connection arrive in the order their work requests
+// were posted, so a completion finishes a whole prefix: a signaled read
+// every read up to it, a flush every write and sync up to the newest one
+// it covers. So the complete io_us of each kind are the oldest ones, and
+// fio gets them straight from where they wait (hand_out), without a copy.
 //
 // A write only records its range; the flushes are taken out when the
 // client has to wait, shared as docs/engines.md ("Writes share their
@@ -16,8 +17,9 @@
 #include "ring.hh"
 
 #include <algorithm>
-
+#include <bit>
 #include <cstdint>
+#include <vector>
 
 struct io_u;
 
@@ -41,16 +43,26 @@ public:
 	// The io_us are added once their work request is posted, so that a
 	// failed post leaves nothing to undo. Each add returns false, and
 	// records nothing, when `depth` io_us are in flight already (reads,
-	// writes and syncs together).
+	// writes and syncs together), or when fio left more complete io_us
+	// with the engine than it could have (an engine bug).
 	bool full() const { return size() >= depth_; }
 	// The op_context for the next read added, if it is signaled.
-	uint64_t next_read_token() const { return next_seq_; }
-	[[nodiscard]] bool add_read(io_u *u);
+	uint64_t next_read_token() const { return reads_.added + 1; }
+	[[nodiscard]] bool add_read(io_u *u) { return !full() && reads_.push(u); }
 	[[nodiscard]] bool add_write(io_u *u, uint64_t offset, uint64_t length);
 	// A sync completes once everything written before it is flushed (and
-	// flushes again what was written since the previous sync). *done: u
-	// is complete already, nothing being written.
-	[[nodiscard]] bool add_sync(io_u *u, bool *done);
+	// flushes again what was written since the previous sync); at once
+	// when nothing is being written.
+	[[nodiscard]] bool add_sync(io_u *u);
+	// An io_u complete already (given back unposted): only while no write
+	// or sync is in flight, which it would overtake.
+	[[nodiscard]] bool add_done(io_u *u)
+	{
+		if (writes_.in_flight() != 0 || !writes_.push({u, 0}))
+			return false;
+		writes_.done++;
+		return true;
+	}
 
 	// The flushes to post, oldest first.
 	bool flush_waiting() const { return !flushes_.empty(); }
@@ -65,31 +77,53 @@ public:
 	// yet. Polling then can only come back empty.
 	bool stalled() const
 	{
-		return reads_.empty() && !writes_.empty() && writes_.front().seq > posted_upto_;
+		return reads_.in_flight() == 0 && writes_.in_flight() != 0 &&
+		       writes_.at(writes_.done).seq > posted_upto_;
 	}
 
-	// The io_us a completion carrying `token` completes, passed to
-	// done(io_u *) in the order they were posted.
-	template <typename F> void complete(uint64_t token, F &&done)
+	// A completion carrying `token` arrived: the io_us it ends become
+	// complete. A read's token is the count of reads added with it, so a
+	// signaled read ends every read up to it at once; a token that matches
+	// nothing in flight ends nothing beyond what is.
+	void complete(uint64_t token)
 	{
-		Ring<Entry> &q = (token & FLUSH_BIT) ? writes_ : reads_;
-		const uint64_t upto = token & ~FLUSH_BIT;
-		while (!q.empty() && q.front().seq <= upto) {
-			done(q.front().u);
-			q.pop();
+		if (token & FLUSH_BIT) {
+			const uint64_t upto = token & ~FLUSH_BIT;
+			while (writes_.in_flight() != 0 && writes_.at(writes_.done).seq <= upto)
+				writes_.done++;
+		} else {
+			reads_.done = std::max(reads_.done, std::min(token, reads_.added));
 		}
 	}
 
-	size_t size() const { return reads_.size() + writes_.size(); }
+	// In flight: added, not complete.
+	size_t size() const { return reads_.in_flight() + writes_.in_flight(); }
+	// Complete and not handed out yet.
+	size_t completed() const { return reads_.complete() + writes_.complete(); }
 
-	// Gives up: passes every io_u in flight to done(io_u *), the reads
-	// first, each kind in the order posted, and forgets the flushes not
-	// posted yet; as after reserve().
-	template <typename F> void drain(F &&done)
+	// Hands out up to `max` of the complete io_us (fio takes them with
+	// handed(0..n) right after, before anything is added: their slots stay
+	// as they are until then): returns n. They are fio's from then on.
+	size_t hand_out(size_t max)
 	{
-		for (Ring<Entry> *q : {&reads_, &writes_})
-			for (; !q->empty(); q->pop())
-				done(q->front().u);
+		const size_t r = reads_.hand_out(max);
+		return r + writes_.hand_out(max - r, r);
+	}
+	io_u *handed(size_t i) const
+	{
+		return i < reads_.out ? reads_.at(reads_.first + i)
+				      : writes_.at(writes_.first + i).u;
+	}
+
+	// Gives up: every io_u in flight is passed to failed(io_u *), the reads
+	// first, each kind in the order posted, and becomes complete; the
+	// flushes not posted yet are forgotten.
+	template <typename F> void fail(F &&failed)
+	{
+		for (; reads_.in_flight() != 0; reads_.done++)
+			failed(reads_.at(reads_.done));
+		for (; writes_.in_flight() != 0; writes_.done++)
+			failed(writes_.at(writes_.done).u);
 		while (flush_waiting())
 			flushes_.pop();
 		dirty_lo_ = NOTHING_DIRTY;
@@ -104,14 +138,54 @@ private:
 		uint64_t seq;
 	};
 
+	// The io_us of one kind in the order added, counted: the first `gone`
+	// went to fio, the first `done` are complete, `added` were added. Its
+	// slots are a power of two, so that a count becomes a slot with a
+	// mask.
+	template <typename T> struct Lane {
+		std::vector<T> slots;
+		uint64_t capacity = 0, mask = 0;
+		uint64_t gone = 0, done = 0, added = 0;
+		// the last hand_out(): `out` io_us; handed(i) is slot first + i
+		uint64_t first = 0, out = 0;
+
+		void reserve(size_t n)
+		{
+			capacity = n;
+			slots.assign(std::bit_ceil(n), T{});
+			mask = slots.size() - 1;
+			gone = done = added = first = out = 0;
+		}
+		size_t in_flight() const { return added - done; }
+		size_t complete() const { return done - gone; }
+		// the one after n others
+		const T &at(uint64_t n) const { return slots[n & mask]; }
+		[[nodiscard]] bool push(const T &v)
+		{
+			if (added - gone == capacity)
+				return false;
+			slots[added++ & mask] = v;
+			return true;
+		}
+		// hands out up to max, after `before` handed out by another lane
+		size_t hand_out(size_t max, size_t before = 0)
+		{
+			out = std::min<uint64_t>(done - gone, max);
+			first = gone - before;
+			gone += out;
+			return out;
+		}
+	};
+
 	// a flush of [lo, hi) completes the writes and syncs up to `seq`
 	[[nodiscard]] bool need_flush(uint64_t lo, uint64_t hi, uint64_t seq);
 
 	Merge merge_ = Merge::ANY;
 	size_t depth_ = 0;
-	uint64_t next_seq_ = 1;
-	Ring<Entry> reads_, writes_; // writes_ holds syncs too
-	Ring<Flush> flushes_;        // not posted yet
+	uint64_t next_seq_ = 1; // of the writes and syncs
+	Lane<io_u *> reads_;
+	Lane<Entry> writes_;  // syncs too
+	Ring<Flush> flushes_; // not posted yet
 	// written since the last sync; empty when lo >= hi, so that a write
 	// widens it without a branch
 	static constexpr uint64_t NOTHING_DIRTY = UINT64_MAX;
@@ -120,11 +194,6 @@ private:
 };
 
 // Inline: they run for every I/O, and a call costs as much as they do.
-inline bool InFlight::add_read(io_u *u)
-{
-	return !full() && reads_.push({u, next_seq_++});
-}
-
 inline bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
 {
 	const uint64_t seq = next_seq_;
@@ -137,17 +206,14 @@ inline bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
 	return need_flush(offset, hi, seq);
 }
 
-inline bool InFlight::add_sync(io_u *u, bool *done)
+inline bool InFlight::add_sync(io_u *u)
 {
-	*done = false;
 	if (dirty_lo_ >= dirty_hi_) {
 		// nothing written since the last sync: done once the io_us before
 		// it are, with the flush that finishes the newest of them
-		if (writes_.empty()) {
-			*done = true;
-			return true;
-		}
-		return !full() && writes_.push({u, writes_.back().seq});
+		if (writes_.in_flight() == 0)
+			return add_done(u);
+		return !full() && writes_.push({u, writes_.at(writes_.added - 1).seq});
 	}
 	const uint64_t seq = next_seq_;
 	if (full() || !writes_.push({u, seq}))

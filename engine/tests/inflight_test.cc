@@ -38,19 +38,38 @@ class InFlightTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(depth_counts_every_kind);
 	CPPUNIT_TEST(a_refused_io_u_leaves_no_trace);
 	CPPUNIT_TEST(random_runs_keep_the_contract);
-	CPPUNIT_TEST(drain_gives_back_everything_and_starts_afresh);
+	CPPUNIT_TEST(fail_completes_everything_and_starts_afresh);
 	CPPUNIT_TEST(stalled_only_while_nothing_posted_can_complete);
+	CPPUNIT_TEST(fio_takes_the_complete_ones_a_few_at_a_time);
+	CPPUNIT_TEST(a_read_token_beyond_the_reads_ends_only_them);
 	CPPUNIT_TEST(ring_drops_and_indexes_from_the_oldest);
 	CPPUNIT_TEST(ring_holds_its_capacity_not_its_slots);
 	CPPUNIT_TEST_SUITE_END();
 
 	InFlight f;
 
+	// what a completion ends, as fio gets it right after
 	std::vector<io_u *> complete(uint64_t token)
 	{
-		std::vector<io_u *> done;
-		f.complete(token, [&](io_u *u) { done.push_back(u); });
-		return done;
+		f.complete(token);
+		return hand_out(SIZE_MAX);
+	}
+
+	std::vector<io_u *> hand_out(size_t max)
+	{
+		std::vector<io_u *> out;
+		const size_t n = f.hand_out(max);
+		for (size_t i = 0; i < n; i++)
+			out.push_back(f.handed(i));
+		return out;
+	}
+
+	bool add_sync(io_u *u, bool *done)
+	{
+		const size_t before = f.completed();
+		const bool ok = f.add_sync(u);
+		*done = f.completed() > before;
+		return ok;
 	}
 
 	// the token of a read is known before it is added: the client posts
@@ -73,6 +92,53 @@ class InFlightTest : public CppUnit::TestFixture {
 	}
 
 public:
+	// fio takes up to max at a time (iodepth_batch_complete_max): the rest
+	// wait, and what completes meanwhile joins them; the reads come first
+	void fio_takes_the_complete_ones_a_few_at_a_time()
+	{
+		f.reserve(4, InFlight::Merge::ANY);
+		uint64_t t0, t1;
+		CPPUNIT_ASSERT(add_read(io(0), &t0));
+		CPPUNIT_ASSERT(f.add_write(io(1), 0, K));
+		CPPUNIT_ASSERT(add_read(io(2), &t1));
+		std::vector<Flush> fl = post_all();
+		f.complete(t1);
+		f.complete(fl[0].token);
+		CPPUNIT_ASSERT_EQUAL(size_t(3), f.completed());
+		CPPUNIT_ASSERT_EQUAL(size_t(0), f.size());
+		std::vector<io_u *> first = {io(0)};
+		CPPUNIT_ASSERT(hand_out(1) == first);
+		// room for depth more in flight, with those complete still here
+		for (int i = 3; i < 7; i++)
+			CPPUNIT_ASSERT(f.add_write(io(i), 0, K));
+		CPPUNIT_ASSERT(f.full());
+		std::vector<io_u *> next = {io(2), io(1)};
+		CPPUNIT_ASSERT(hand_out(2) == next);
+		CPPUNIT_ASSERT(hand_out(2).empty());
+		fl = post_all();
+		f.complete(fl[0].token);
+		std::vector<io_u *> rest = {io(3), io(4), io(5), io(6)};
+		CPPUNIT_ASSERT(hand_out(8) == rest);
+	}
+
+	// a token only the device or a server sends: one past the reads added
+	// (a rogue GPSPM server's response) ends no read that is not there
+	void a_read_token_beyond_the_reads_ends_only_them()
+	{
+		f.reserve(4, InFlight::Merge::ANY);
+		uint64_t t0;
+		CPPUNIT_ASSERT(add_read(io(0), &t0));
+		std::vector<io_u *> read = {io(0)};
+		CPPUNIT_ASSERT(complete(t0 + 100) == read);
+		CPPUNIT_ASSERT(complete(t0 - 1).empty());
+		uint64_t t1;
+		CPPUNIT_ASSERT(add_read(io(1), &t1));
+		CPPUNIT_ASSERT_EQUAL(size_t(1), f.size());
+		CPPUNIT_ASSERT(complete(t0).empty()); // an old one: nothing more
+		read = {io(1)};
+		CPPUNIT_ASSERT(complete(t1) == read);
+	}
+
 	// the client's completed io_us: fio takes some, more come after them
 	void ring_drops_and_indexes_from_the_oldest()
 	{
@@ -142,10 +208,11 @@ public:
 		f.add_write(io(3), 0, K);
 		std::vector<Flush> third = post_all();
 		bool done;
-		f.add_sync(io(4), &done);
+		add_sync(io(4), &done);
 		CPPUNIT_ASSERT(!f.stalled());
 		// after drain() nothing is in flight, whatever was posted before
-		f.drain([](io_u *) {});
+		f.fail([](io_u *) {});
+		hand_out(SIZE_MAX);
 		CPPUNIT_ASSERT(!f.stalled());
 		f.add_write(io(5), 0, K);
 		CPPUNIT_ASSERT(f.stalled());
@@ -240,7 +307,7 @@ public:
 		f.add_write(io(1), 2 * K, K);
 		post_all();
 		bool done = true;
-		CPPUNIT_ASSERT(f.add_sync(io(2), &done));
+		CPPUNIT_ASSERT(add_sync(io(2), &done));
 		CPPUNIT_ASSERT(!done);
 		std::vector<Flush> fl = post_all();
 		CPPUNIT_ASSERT_EQUAL(size_t(1), fl.size());
@@ -253,10 +320,10 @@ public:
 		f.reserve(16, InFlight::Merge::ANY);
 		f.add_write(io(0), 0, K);
 		bool done;
-		f.add_sync(io(1), &done);
+		add_sync(io(1), &done);
 		std::vector<Flush> fl = post_all();
 		// the second sync sees nothing new: no flush of its own ...
-		CPPUNIT_ASSERT(f.add_sync(io(2), &done));
+		CPPUNIT_ASSERT(add_sync(io(2), &done));
 		CPPUNIT_ASSERT(!done);
 		CPPUNIT_ASSERT(!f.flush_waiting());
 		// ... and completes with the flush of what came before it
@@ -268,7 +335,7 @@ public:
 	{
 		f.reserve(16, InFlight::Merge::ANY);
 		bool done = false;
-		CPPUNIT_ASSERT(f.add_sync(io(0), &done));
+		CPPUNIT_ASSERT(add_sync(io(0), &done));
 		CPPUNIT_ASSERT(done);
 		CPPUNIT_ASSERT_EQUAL(size_t(0), f.size());
 		CPPUNIT_ASSERT(!f.flush_waiting());
@@ -286,7 +353,7 @@ public:
 		CPPUNIT_ASSERT_EQUAL(size_t(2), f.size());
 		CPPUNIT_ASSERT(!f.add_write(io(2), K, K));
 		CPPUNIT_ASSERT(!add_read(io(3), &t));
-		CPPUNIT_ASSERT(!f.add_sync(io(4), &done));
+		CPPUNIT_ASSERT(!add_sync(io(4), &done));
 		CPPUNIT_ASSERT_EQUAL(size_t(2), f.size());
 		// a completion makes room again
 		std::vector<io_u *> read = {io(0)};
@@ -314,7 +381,7 @@ public:
 		CPPUNIT_ASSERT(!f.flush_waiting());
 	}
 
-	void drain_gives_back_everything_and_starts_afresh()
+	void fail_completes_everything_and_starts_afresh()
 	{
 		f.reserve(4, InFlight::Merge::ADJACENT);
 		uint64_t t;
@@ -322,15 +389,20 @@ public:
 		f.add_write(io(0), 0, K);
 		add_read(io(1), &t);
 		f.add_write(io(2), 8 * K, K);
-		f.add_sync(io(3), &done);
+		add_sync(io(3), &done);
 		std::vector<io_u *> got;
-		f.drain([&](io_u *u) { got.push_back(u); });
+		f.fail([&](io_u *u) { got.push_back(u); });
 		std::vector<io_u *> want = {io(1), io(0), io(2), io(3)};
 		CPPUNIT_ASSERT(got == want);
 		CPPUNIT_ASSERT_EQUAL(size_t(0), f.size());
+		// they are complete now, and fio gets them, with those given back
+		// unposted after them
+		CPPUNIT_ASSERT(f.add_done(io(9)));
+		want.push_back(io(9));
+		CPPUNIT_ASSERT(hand_out(SIZE_MAX) == want);
 		CPPUNIT_ASSERT(!f.flush_waiting());
 		// nothing written since: a sync now is done at once
-		CPPUNIT_ASSERT(f.add_sync(io(4), &done));
+		CPPUNIT_ASSERT(add_sync(io(4), &done));
 		CPPUNIT_ASSERT(done);
 		for (int i = 5; i < 9; i++)
 			CPPUNIT_ASSERT(f.add_write(io(i), 0, K));
@@ -482,7 +554,12 @@ public:
 			bool done = false;
 			const size_t before = f_.size();
 			const bool waiting = f_.flush_waiting();
-			const bool ok = f_.add_sync(u, &done);
+			const size_t done_before = f_.completed();
+			const bool ok = f_.add_sync(u);
+			done = f_.completed() > done_before;
+			if (done)
+				check(f_.hand_out(SIZE_MAX) == 1 && f_.handed(0) == u,
+				      "a sync done at once is handed out");
 			if (writes_.empty() && dirty_.empty()) {
 				check(ok && done, "a sync with nothing written is done at once");
 				seen_[next_id_++] = true;
@@ -538,8 +615,11 @@ public:
 
 		void completed(std::deque<Io> *q, uint64_t token)
 		{
+			f_.complete(token);
 			std::vector<io_u *> got;
-			f_.complete(token, [&](io_u *u) { got.push_back(u); });
+			const size_t n = f_.hand_out(SIZE_MAX);
+			for (size_t i = 0; i < n; i++)
+				got.push_back(f_.handed(i));
 			size_t upto = posted_.size();
 			if (q == &writes_) {
 				while (posted_[--upto].token != token)
