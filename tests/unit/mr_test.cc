@@ -13,7 +13,8 @@ namespace unit {
 
 namespace {
 
-// interop.md §2: 100 MiB at 0x7f1234560000, rkey 0x1a2b, usage 0x2f
+// docs/compatibility.md, "Memory-region descriptor": 100 MiB at
+// 0x7f1234560000, rkey 0x1a2b, usage 0x2f
 const std::array<uint8_t, 21> golden = {
 	0x00, 0x00, 0x56, 0x34, 0x12, 0x7f, 0x00, 0x00, // raddr
 	0x00, 0x00, 0x40, 0x06, 0x00, 0x00, 0x00, 0x00, // length
@@ -118,7 +119,8 @@ public:
 
 	void reg_maps_each_usage_to_access()
 	{
-		// api.md §2.8, on an InfiniBand/RoCE device without native flush
+		// docs/compatibility.md, "Access flags per usage", on an
+		// InfiniBand/RoCE device without native flush
 		const struct {
 			int usage;
 			unsigned access;
