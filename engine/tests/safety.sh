@@ -2,7 +2,7 @@
 # shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
 # engine/tests/safety.sh -- what the clients do with fio's memory and io_us
 # when a job ends, well or badly. The fio processes run with
-# tests/engine_check.cc preloaded (ENGINE_CHECK): it reports memory freed
+# engine/tests/engine_check.cc preloaded (ENGINE_CHECK): it reports memory freed
 # while registered and memory deregistered before its queue pair is
 # destroyed, and can make a post fail. Also what a GPSPM server's memory
 # grows by per connection. Sourced by in-vm.sh after lib.sh and errors.sh.
