@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // link.hh -- noticing that the network link under a connection is gone.
 // With the link down, rxe (and some RoCE NICs) neither completes nor fails
-// what is in flight and sends no connection event: a job waiting for either
-// would wait forever. The port state tells.
+// what is in flight and sends no connection event (docs/platforms.md, "rxe:
+// a lost link ends nothing"): a job waiting for either would wait forever.
+// The port state tells.
 #ifndef RPMA_ENGINE_LINK_HH
 #define RPMA_ENGINE_LINK_HH
 

@@ -4,6 +4,7 @@
 #include "guard.hh"
 #include "options.hh"
 #include "report.hh"
+#include "soft_roce.hh"
 #include "workspace.hh"
 
 #include <infiniband/verbs.h>
@@ -30,11 +31,6 @@ constexpr auto PROBE_IDLE = std::chrono::seconds(5);
 constexpr auto PROBE_TIMEOUT = std::chrono::seconds(30);
 // a probe failed by the client's disconnect precedes that event by little
 constexpr int DISCONNECT_GRACE_MS = 1000;
-
-// rxe's vendor id. Its On-Demand Paging (Linux 7.2.13 at least) places every
-// access at the start of its page while reporting success: what FS DAX,
-// registered on demand, is served through.
-constexpr uint32_t SOFT_ROCE_VENDOR_ID = 0xffffff;
 
 }
 
@@ -68,7 +64,8 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	if ((ret = rpma_peer_new(dev, &s->peer_)))
 		return rpma_failed(td, "rpma_peer_new", ret);
 	ibv_device_attr attr{};
-	s->soft_roce_ = ibv_query_device(dev, &attr) == 0 && attr.vendor_id == SOFT_ROCE_VENDOR_ID;
+	s->soft_roce_ = ibv_query_device(dev, &attr) == 0 &&
+			attr.vendor_id == rpma::SOFT_ROCE_VENDOR_ID;
 	s->link_.watch(dev, o.serverip, true);
 	// The job's one I/O is the serving of its connection; iodepth= is
 	// the GPSPM server's message slots. Left above 1, it would make fio
@@ -116,6 +113,7 @@ int Server::expose(fio_file *f)
 		return rpma_failed(td_, "rpma_mr_reg", ret);
 	if (mem_.kind() != Memory::Kind::FsDax)
 		return 0;
+	// docs/platforms.md, "rxe: ODP loses the offset within a page"
 	if (soft_roce_)
 		note("%s[%u]: warning: serving %s over Soft-RoCE (rxe), whose "
 		     "On-Demand Paging (Linux 7.2.13 at least) places each write "

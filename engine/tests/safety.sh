@@ -2,7 +2,7 @@
 # shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
 # engine/tests/safety.sh -- what the clients do with fio's memory and io_us
 # when a job ends, well or badly. The fio processes run with
-# tests/engine_check.cc preloaded (ENGINE_CHECK): it reports memory freed
+# engine/tests/engine_check.cc preloaded (ENGINE_CHECK): it reports memory freed
 # while registered and memory deregistered before its queue pair is
 # destroyed, and can make a post fail. Also what a GPSPM server's memory
 # grows by per connection. Sourced by in-vm.sh after lib.sh and errors.sh.
@@ -49,8 +49,8 @@ teardown_order() { # teardown_order KIND [late]
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?
-	expect "$name" "client $crc, server $src, or engine-check did not pass (client.log, server.log)" \
-		eval '((crc == 0 && src == 0)) && in_order client && in_order server'
+	((crc == 0 && src == 0)) && in_order client && in_order server
+	expect $? "$name" "client $crc, server $src, or engine-check did not pass (client.log, server.log)"
 }
 
 # A server answers a flush request with bytes that are no response, then
@@ -76,9 +76,9 @@ bad_response() { # bad_response SYNC
 	rrc=$?
 	naks=$(($(rnr_naks) - naks))
 	echo "  $name: client $crc, rogue server $rrc, $naks RNR NAKs; $(tail -1 "$case_dir/rogue.log")"
-	expect "$name" "client $crc (124: still running after 45 s), rogue server $rrc, $naks RNR NAKs, or no message or engine-check failed" \
-		eval '((crc && crc != 124 && rrc == 0 && naks == 0)) &&
-			has client "cannot unpack the flush response" && in_order client'
+	((crc && crc != 124 && rrc == 0 && naks == 0)) &&
+		has client "cannot unpack the flush response" && in_order client
+	expect $? "$name" "client $crc (124: still running after 45 s), rogue server $rrc, $naks RNR NAKs, or no message or engine-check failed"
 }
 
 # The second post of a batch of four fails: the job fails at once and
@@ -93,9 +93,9 @@ failed_post() {
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?
-	expect "$name" "client $crc (124: still running after 45 s), or no message or engine-check failed" \
-		eval '((crc && crc != 124)) && has client "failing call 2 of rpma_write" &&
-			has client "rpma_write" && in_order client'
+	((crc && crc != 124)) && has client "failing call 2 of rpma_write" &&
+		has client "rpma_write" && in_order client
+	expect $? "$name" "client $crc (124: still running after 45 s), or no message or engine-check failed"
 }
 
 # accounting FILE...: what kind of figures each JSON report of one write job
@@ -135,8 +135,8 @@ sync_accounting() {
 	output_file psync.json json
 	rm -f "/tmp/$name"
 	{ read -r ours; read -r theirs; } < <(accounting "$case_dir/client.json" "$case_dir/psync.json")
-	expect "$name" "client $crc, server $src; submit buckets, complete buckets, slat: ours $ours, psync $theirs" \
-		eval '((crc == 0 && src == 0)) && [[ -n $ours && $ours == "$theirs" ]]'
+	((crc == 0 && src == 0)) && [[ -n $ours && $ours == "$theirs" ]]
+	expect $? "$name" "client $crc, server $src; submit buckets, complete buckets, slat: ours $ours, psync $theirs"
 }
 
 # anon_kb PID: the process's resident anonymous memory (heap, arenas,
@@ -186,8 +186,8 @@ gpspm_server_memory() {
 	wait_exit "$SERVER_PID" 30
 	src=$?
 	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB connected"
-	expect "$name" "client $crc, server $src; grew by $((${a1:-0} - a0)) kB on connecting (at most $bound)" \
-		eval '((crc == 0 && src == 0)) && [[ -n $a1 ]] && ((a1 - a0 <= bound))'
+	((crc == 0 && src == 0)) && [[ -n $a1 ]] && ((a1 - a0 <= bound))
+	expect $? "$name" "client $crc, server $src; grew by $((${a1:-0} - a0)) kB on connecting (at most $bound)"
 }
 
 safety_cases() {
