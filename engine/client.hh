@@ -27,6 +27,7 @@
 #include "conn_events.hh"
 #include "inflight.hh"
 #include "link.hh"
+#include "result.hh"
 #include "workspace.hh"
 
 #include <librpma.h>
@@ -64,12 +65,12 @@ protected:
 	// Which writes may share one flush.
 	virtual InFlight::Merge flush_merge() const = 0;
 	// Called once connected; refuses a server it cannot work with.
-	virtual int connected(const Workspace &ws) = 0;
-	// 0: posted; 1: not now, retry once something completes; else < 0
-	virtual int post_flush(const Flush &flush) = 0;
+	virtual Result connected(const Workspace &ws) = 0;
+	// DONE: posted; RETRY: not now, retry once something completes
+	virtual Result post_flush(const Flush &flush) = 0;
 	// A successful completion that is not an RDMA read/write/flush: sets
 	// *token to the token of the flush it completes, if it does.
-	virtual int message_completion(const ibv_wc &wc, uint64_t *token) = 0;
+	virtual Result message_completion(const ibv_wc &wc, uint64_t *token) = 0;
 	// Before disconnecting after a good run: tell the server it is over.
 	virtual void finish() {}
 
@@ -77,13 +78,9 @@ protected:
 	// then writes into no memory registered for it.
 	void drop_connection();
 
-	// Polls for completions once, handling them: 0 if there were some,
-	// RPMA_E_NO_COMPLETION if not, anything else once failed (reported).
-	int poll_once();
-	static bool failed(int poll_ret)
-	{
-		return poll_ret != 0 && poll_ret != RPMA_E_NO_COMPLETION;
-	}
+	// Polls for completions once, handling them: DONE if there were some,
+	// RETRY if not.
+	Result poll_batch();
 
 	thread_data *td_;
 	rpma_peer *peer_ = nullptr;
@@ -93,39 +90,37 @@ protected:
 	uint64_t remote_size_ = 0;
 
 private:
-	int connect();
-	int check_server(const Workspace &ws);
+	Result connect();
 	[[gnu::always_inline]] inline size_t post(io_u *const *batch, size_t n);
 	// The helpers of the per-I/O paths are inlined into them: their calls'
 	// register saves and restores cost as much as their work.
-	[[gnu::always_inline]] inline int read(io_u *u, int flags, uint64_t token);
-	[[gnu::always_inline]] inline int write(io_u *u);
-	[[gnu::always_inline]] inline int post_read(io_u *u, bool signaled);
-	[[gnu::always_inline]] inline int post_write(io_u *u);
-	[[gnu::always_inline]] inline int post_sync(io_u *u);
-	int post_flushes();
-	[[gnu::always_inline]] inline int completion_token(const ibv_wc &wc, uint64_t *token);
-	[[gnu::always_inline]] inline int handle(const ibv_wc &wc);
-	// poll_once(), inlined into reap()
-	[[gnu::always_inline]] inline int poll_batch();
-	int overflow();
+	[[gnu::always_inline]] inline Result read(io_u *u, int flags, uint64_t token);
+	[[gnu::always_inline]] inline Result write(io_u *u);
+	[[gnu::always_inline]] inline Result post_read(io_u *u, bool signaled);
+	[[gnu::always_inline]] inline Result post_write(io_u *u);
+	[[gnu::always_inline]] inline Result post_sync(io_u *u);
+	Result post_flushes();
+	[[gnu::always_inline]] inline Result completion_token(const ibv_wc &wc, uint64_t *token);
+	[[gnu::always_inline]] inline Result handle(const ibv_wc &wc);
+	Result overflow();
 	fio_q_status queue_sync(io_u *u);
 	// out of line, and the refusal out of the way: queue() and
 	// queue_async() then need no frame
 	[[gnu::noinline]] fio_q_status queue_async(io_u *u);
 	[[gnu::cold, gnu::noinline]] fio_q_status refuse(io_u *u);
-	[[gnu::always_inline]] inline int run_sync(io_u *u);
-	[[gnu::always_inline]] inline int sync_flush(uint64_t offset, uint64_t length);
-	[[gnu::always_inline]] inline int sync_poll(uint64_t *token);
-	[[gnu::always_inline]] inline int sync_wait();
-	int wait_for_completions();
-	[[gnu::always_inline]] inline int idle(size_t in_flight);
-	int idle_checks(size_t in_flight);
-	[[gnu::noinline]] int wait_for(unsigned min, unsigned max);
-	int reap(unsigned min);
-	int connection_check();
-	int link_check(size_t in_flight);
-	int stall_check(size_t in_flight);
+	[[gnu::always_inline]] inline Result run_sync(io_u *u);
+	[[gnu::always_inline]] inline Result sync_flush(uint64_t offset, uint64_t length);
+	[[gnu::always_inline]] inline Result sync_poll(uint64_t *token);
+	[[gnu::always_inline]] inline Result sync_wait();
+	Result wait_for_completions();
+	[[gnu::always_inline]] inline Result idle(size_t in_flight);
+	Result idle_checks(size_t in_flight);
+	// the rest of getevents(), which returns what it returns
+	[[gnu::noinline]] int getevents_wait(unsigned min, unsigned max);
+	Result reap(unsigned min);
+	Result connection_check();
+	Result link_check(size_t in_flight);
+	Result stall_check(size_t in_flight);
 	// Destroys the queue pair, then deregisters fio's buffers.
 	void release_buffers();
 	void abandon();
