@@ -23,6 +23,7 @@
 #ifndef RPMA_ENGINE_CLIENT_HH
 #define RPMA_ENGINE_CLIENT_HH
 
+#include "compiler.hh"
 #include "fio.hh"
 #include "conn_events.hh"
 #include "inflight.hh"
@@ -91,32 +92,32 @@ protected:
 
 private:
 	Result connect();
-	[[gnu::always_inline]] inline size_t post(io_u *const *batch, size_t n);
+	RPMA_INLINE size_t post(io_u *const *batch, size_t n);
 	// The helpers of the per-I/O paths are inlined into them: their calls'
 	// register saves and restores cost as much as their work.
-	[[gnu::always_inline]] inline Result read(io_u *u, int flags, uint64_t token);
-	[[gnu::always_inline]] inline Result write(io_u *u);
-	[[gnu::always_inline]] inline Result post_read(io_u *u, bool signaled);
-	[[gnu::always_inline]] inline Result post_write(io_u *u);
-	[[gnu::always_inline]] inline Result post_sync(io_u *u);
+	RPMA_INLINE Result read(io_u *u, int flags, uint64_t token);
+	RPMA_INLINE Result write(io_u *u);
+	RPMA_INLINE Result post_read(io_u *u, bool signaled);
+	RPMA_INLINE Result post_write(io_u *u);
+	Result post_sync(io_u *u);
 	Result post_flushes();
-	[[gnu::always_inline]] inline Result completion_token(const ibv_wc &wc, uint64_t *token);
-	[[gnu::always_inline]] inline Result handle(const ibv_wc &wc);
+	RPMA_INLINE Result completion_token(const ibv_wc &wc, uint64_t *token);
+	RPMA_INLINE Result handle(const ibv_wc &wc);
 	Result overflow();
 	fio_q_status queue_sync(io_u *u);
 	// out of line, and the refusal out of the way: queue() and
 	// queue_async() then need no frame
-	[[gnu::noinline]] fio_q_status queue_async(io_u *u);
-	[[gnu::cold, gnu::noinline]] fio_q_status refuse(io_u *u);
-	[[gnu::always_inline]] inline Result run_sync(io_u *u);
-	[[gnu::always_inline]] inline Result sync_flush(uint64_t offset, uint64_t length);
-	[[gnu::always_inline]] inline Result sync_poll(uint64_t *token);
-	[[gnu::always_inline]] inline Result sync_wait();
+	RPMA_OUT_OF_LINE fio_q_status queue_async(io_u *u);
+	RPMA_COLD fio_q_status refuse(io_u *u);
+	RPMA_INLINE Result run_sync(io_u *u);
+	RPMA_INLINE Result sync_flush(uint64_t offset, uint64_t length);
+	RPMA_INLINE Result sync_poll(uint64_t *token);
+	RPMA_INLINE Result sync_wait();
 	Result wait_for_completions();
-	[[gnu::always_inline]] inline Result idle(size_t in_flight);
+	RPMA_INLINE Result idle(size_t in_flight);
 	Result idle_checks(size_t in_flight);
 	// the rest of getevents(), which returns what it returns
-	[[gnu::noinline]] int getevents_wait(unsigned min, unsigned max);
+	int getevents_wait(unsigned min, unsigned max);
 	Result reap(unsigned min);
 	Result connection_check();
 	Result link_check(size_t in_flight);

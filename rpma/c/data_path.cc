@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The data path: argument checks, then one work request posted by Conn.
+#include "../compiler.hh"
 #include "../conn.hh"
 #include "../mr.hh"
 #include "api.hh"
@@ -9,10 +10,9 @@ using namespace rpma::c;
 
 namespace {
 
-// Inlined: a call would cost a third of the check.
-[[gnu::always_inline]] inline bool valid_transfer(const rpma_mr_local *local,
-						  const rpma_mr_remote *remote, size_t local_offset,
-						  size_t remote_offset, size_t len)
+// Inlined: a call would cost a third of the check (compiler.hh).
+RPMA_INLINE bool valid_transfer(const rpma_mr_local *local, const rpma_mr_remote *remote,
+				size_t local_offset, size_t remote_offset, size_t len)
 {
 	return transfer_fits(impl(local), local_offset, impl(remote), remote_offset, len);
 }
