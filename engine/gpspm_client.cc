@@ -9,12 +9,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <optional>
 #include <vector>
 
 namespace rpma_fio {
 namespace {
-
-constexpr int GOODBYE_TIMEOUT_MS = 5000;
 
 // Message buffers: `slots` receive buffers, then `slots` send buffers, each
 // MSG_ROOM bytes. Receive k and send k are independent: a response lands in
@@ -48,7 +47,7 @@ private:
 		return {sq, iodepth, sq + iodepth};
 	}
 
-	int connected(const Workspace &ws) override
+	Result connected(const Workspace &ws) override
 	{
 		if (ws.max_msg_num == 0) {
 			report(td_, "the server takes no flush requests: is it a "
@@ -75,28 +74,28 @@ private:
 		if (ret)
 			return rpma_failed(td_, "rpma_mr_reg", ret);
 		for (size_t k = 0; k < slots_; k++)
-			if ((ret = post_recv(k)))
-				return ret;
-		return 0;
+			if (Result r = post_recv(k); r != Result::DONE)
+				return r;
+		return Result::DONE;
 	}
 
-	int post_recv(size_t k)
+	Result post_recv(size_t k)
 	{
 		int ret = rpma_recv(conn_, msg_mr_, recv_off(k), MSG_ROOM,
 				    reinterpret_cast<const void *>(k));
-		return ret ? rpma_failed(td_, "rpma_recv", ret) : 0;
+		return ret ? rpma_failed(td_, "rpma_recv", ret) : Result::DONE;
 	}
 
-	// -1 if all send buffers wait for their SEND completion
-	int free_send_slot() const
+	// none if all send buffers wait for their SEND completion
+	std::optional<size_t> free_send_slot() const
 	{
 		for (size_t k = 0; k < slots_; k++)
 			if (!send_busy_[k])
-				return static_cast<int>(k);
-		return -1;
+				return k;
+		return std::nullopt;
 	}
 
-	int send(const FlushRequest &req, int k)
+	Result send(const FlushRequest &req, size_t k)
 	{
 		size_t len = pack_request(req, &msgs_[send_off(k)], MSG_ROOM);
 		int ret = rpma_send(conn_, msg_mr_, send_off(k), len, RPMA_F_COMPLETION_ALWAYS,
@@ -104,25 +103,25 @@ private:
 		if (ret)
 			return rpma_failed(td_, "rpma_send", ret);
 		send_busy_[k] = true;
-		return 0;
+		return Result::DONE;
 	}
 
-	int post_flush(const Flush &f) override
+	Result post_flush(const Flush &f) override
 	{
-		int k = free_send_slot();
-		if (outstanding_ >= slots_ || k < 0)
-			return 1;
-		if (send({f.offset, f.length, f.token}, k))
-			return -1;
+		const std::optional<size_t> k = free_send_slot();
+		if (outstanding_ >= slots_ || !k)
+			return Result::RETRY;
+		if (Result r = send({f.offset, f.length, f.token}, *k); r != Result::DONE)
+			return r;
 		outstanding_++;
-		return 0;
+		return Result::DONE;
 	}
 
-	int message_completion(const ibv_wc &wc, uint64_t *token) override
+	Result message_completion(const ibv_wc &wc, uint64_t *token) override
 	{
 		if (wc.opcode == IBV_WC_SEND) {
 			send_busy_[wc.wr_id] = false;
-			return 0;
+			return Result::DONE;
 		}
 		size_t k = wc.wr_id;
 		std::optional<uint64_t> ctx = unpack_response(&msgs_[recv_off(k)], wc.byte_len);
@@ -144,14 +143,14 @@ private:
 		if (outstanding_)
 			return;
 		const auto deadline = Clock::now() + std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
-		int k;
-		while ((k = free_send_slot()) < 0 && Clock::now() < deadline)
-			if (failed(poll_once()))
+		std::optional<size_t> k;
+		while (!(k = free_send_slot()) && Clock::now() < deadline)
+			if (failed(poll_batch()))
 				return;
-		if (k < 0 || send({0, 0, 0}, k))
+		if (!k || send({0, 0, 0}, *k) != Result::DONE)
 			return;
-		while (send_busy_[k] && Clock::now() < deadline)
-			if (failed(poll_once()))
+		while (send_busy_[*k] && Clock::now() < deadline)
+			if (failed(poll_batch()))
 				return;
 	}
 };

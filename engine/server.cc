@@ -22,13 +22,9 @@ Server *server_of(thread_data *td)
 	return static_cast<Server *>(td->io_ops_data);
 }
 
-constexpr int ESTABLISH_TIMEOUT_MS = 10000;
-constexpr int GOODBYE_TIMEOUT_MS = 5000;
-
-// A client silent this long is probed; the probe has PROBE_TIMEOUT to
-// complete, the bound a client gives its own operations (client.cc).
+// A client silent this long is probed; the probe has OPERATION_TIMEOUT to
+// complete, the bound a client gives its own operations.
 constexpr auto PROBE_IDLE = std::chrono::seconds(5);
-constexpr auto PROBE_TIMEOUT = std::chrono::seconds(30);
 // a probe failed by the client's disconnect precedes that event by little
 constexpr int DISCONNECT_GRACE_MS = 1000;
 
@@ -48,10 +44,10 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	const Options &o = options_of(td);
 	if (!o.serverip || !*o.serverip) {
 		report(td, "serverip= (the address to listen on) is not set");
-		return job_failed(td, EINVAL, "serverip");
+		return fio_status(job_failed(td, EINVAL, "serverip"));
 	}
 	if (job_port(td).empty())
-		return job_failed(td, EINVAL, "port");
+		return fio_status(job_failed(td, EINVAL, "port"));
 
 	std::unique_ptr<Server> s = make();
 	s->td_ = td;
@@ -59,10 +55,10 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	int ret = rpma_utils_get_ibv_context(o.serverip, RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev);
 	if (ret) {
 		report(td, "serverip=%s is not the address of an RDMA device here", o.serverip);
-		return rpma_failed(td, "rpma_utils_get_ibv_context", ret);
+		return fio_status(rpma_failed(td, "rpma_utils_get_ibv_context", ret));
 	}
 	if ((ret = rpma_peer_new(dev, &s->peer_)))
-		return rpma_failed(td, "rpma_peer_new", ret);
+		return fio_status(rpma_failed(td, "rpma_peer_new", ret));
 	ibv_device_attr attr{};
 	s->soft_roce_ = ibv_query_device(dev, &attr) == 0 &&
 			attr.vendor_id == rpma::SOFT_ROCE_VENDOR_ID;
@@ -81,7 +77,7 @@ int Server::get_file_size(thread_data *td, fio_file *f)
 {
 	if (!td->o.size) {
 		report(td, "size= (the memory for each client) is not set");
-		return job_failed(td, EINVAL, "size");
+		return fio_status(job_failed(td, EINVAL, "size"));
 	}
 	f->real_file_size = td->o.size;
 	fio_file_set_size_known(f);
@@ -93,13 +89,16 @@ int Server::open_file(thread_data *td, fio_file *f)
 	Server *s = server_of(td);
 	if (s->served_)
 		return 0;
-	return s->expose(f) || s->accept();
+	Result r = s->expose(f);
+	if (r == Result::DONE)
+		r = s->accept();
+	return fio_status(r);
 }
 
-int Server::expose(fio_file *f)
+Result Server::expose(fio_file *f)
 {
-	if (mem_.map(td_, f->file_name, td_->o.size))
-		return 1;
+	if (Result r = mem_.map(td_, f->file_name, td_->o.size); r != Result::DONE)
+		return r;
 	// Least exposure: what a client does to the region, nothing more.
 	// It writes and reads it (reads, verify=), and its flush is a read.
 	int usage = RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
@@ -112,7 +111,7 @@ int Server::expose(fio_file *f)
 	if (ret)
 		return rpma_failed(td_, "rpma_mr_reg", ret);
 	if (mem_.kind() != Memory::Kind::FsDax)
-		return 0;
+		return Result::DONE;
 	// docs/platforms.md, "rxe: ODP loses the offset within a page"
 	if (soft_roce_)
 		note("%s[%u]: warning: serving %s over Soft-RoCE (rxe), whose "
@@ -130,10 +129,10 @@ int Server::expose(fio_file *f)
 		note("%s[%u]: note: prefetching %s failed (%s): the first "
 		     "writes will be slower\n",
 		     td_->io_ops->name, td_->thread_number, f->file_name, rpma_err_2str(ret));
-	return 0;
+	return Result::DONE;
 }
 
-int Server::accept()
+Result Server::accept()
 {
 	const Options &o = options_of(td_);
 	const std::string port = job_port(td_);
@@ -168,28 +167,28 @@ int Server::accept()
 	note("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name, td_->thread_number,
 	     o.serverip, port.c_str());
 
-	ret = wait_for_client(ep);
-	if (!ret)
-		ret = connect_client(ep, *ws);
+	Result r = wait_for_client(ep);
+	if (r == Result::DONE)
+		r = connect_client(ep, *ws);
 	// one connection per job: nobody else may connect to this port
 	rpma_ep_shutdown(&ep);
-	if (ret)
-		return ret;
+	if (r != Result::DONE)
+		return r;
 
 	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	ret = next_conn_event(conn_, ESTABLISH_TIMEOUT_MS, &ev);
-	if (ret < 0)
-		return rpma_failed(td_, "rpma_conn_next_event", ret);
-	if (ret == 1 || ev != RPMA_CONN_ESTABLISHED) {
+	r = next_conn_event(td_, conn_, HANDSHAKE_TIMEOUT_MS, &ev);
+	if (failed(r))
+		return r;
+	if (r == Result::RETRY || ev != RPMA_CONN_ESTABLISHED) {
 		report(td_, "the client's connection did not come up (%s)",
-		       ret == 1 ? "timed out" : rpma_utils_conn_event_2str(ev));
+		       r == Result::RETRY ? "timed out" : rpma_utils_conn_event_2str(ev));
 		return job_failed(td_, ECONNABORTED, "accept");
 	}
-	return 0;
+	return Result::DONE;
 }
 
 // Waits for a connection request, within runtime= if there is one.
-int Server::wait_for_client(rpma_ep *ep)
+Result Server::wait_for_client(rpma_ep *ep)
 {
 	int fd;
 	rpma_ep_get_fd(ep, &fd);
@@ -204,10 +203,10 @@ int Server::wait_for_client(rpma_ep *ep)
 			return job_failed(td_, ETIMEDOUT, "accept");
 		}
 	}
-	return 0;
+	return Result::DONE;
 }
 
-int Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
+Result Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
 {
 	rpma_conn_cfg *cfg;
 	int ret = rpma_conn_cfg_new(&cfg);
@@ -219,20 +218,20 @@ int Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
 	rpma_conn_cfg_delete(&cfg);
 	if (ret)
 		return rpma_failed(td_, "rpma_ep_next_conn_req", ret);
-	if ((ret = accepting(req))) {
+	if (Result r = accepting(req); r != Result::DONE) {
 		rpma_conn_req_delete(&req);
-		return ret;
+		return r;
 	}
 	rpma_conn_private_data pdata{const_cast<uint8_t *>(ws.data()),
 				     static_cast<uint8_t>(ws.size())};
 	ret = rpma_conn_req_connect(&req, &pdata, &conn_);
-	return ret ? rpma_failed(td_, "rpma_conn_req_connect", ret) : 0;
+	return ret ? rpma_failed(td_, "rpma_conn_req_connect", ret) : Result::DONE;
 }
 
-int Server::link_check()
+Result Server::link_check()
 {
 	if (!link_.down())
-		return 0;
+		return Result::DONE;
 	report(td_,
 	       "the RDMA link of %s went down (its port is not active): the "
 	       "client cannot reach this server any more",
@@ -241,33 +240,33 @@ int Server::link_check()
 }
 
 // Called only when idle: the clock is read off the data path.
-int Server::liveness_check(uint64_t signs)
+Result Server::liveness_check(uint64_t signs)
 {
 	const auto now = Clock::now();
 	if (probing_) {
-		if (now - probe_sent_ < PROBE_TIMEOUT)
-			return 0;
+		if (now - probe_sent_ < OPERATION_TIMEOUT)
+			return Result::DONE;
 		char why[64];
 		std::snprintf(why, sizeof(why), "no answer to a probe for %lld s",
 			      static_cast<long long>(
 				      std::chrono::duration_cast<std::chrono::seconds>(
-					      PROBE_TIMEOUT)
+					      OPERATION_TIMEOUT)
 					      .count()));
 		return client_stopped(why);
 	}
 	if (signs != signs_ || quiet_since_ == Clock::time_point{}) {
 		signs_ = signs;
 		quiet_since_ = now;
-		return 0;
+		return Result::DONE;
 	}
 	if (now - quiet_since_ < PROBE_IDLE)
-		return 0;
+		return Result::DONE;
 	int ret = rpma_write(conn_, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS, this);
 	if (ret)
 		return rpma_failed(td_, "rpma_write (a probe of the client)", ret);
 	probing_ = true;
 	probe_sent_ = now;
-	return 0;
+	return Result::DONE;
 }
 
 bool Server::is_probe(const ibv_wc &wc) const
@@ -275,33 +274,34 @@ bool Server::is_probe(const ibv_wc &wc) const
 	return wc.wr_id == reinterpret_cast<uintptr_t>(this);
 }
 
-int Server::probe_done(const ibv_wc &wc, bool end_expected)
+Result Server::probe_done(const ibv_wc &wc, bool end_expected)
 {
 	probing_ = false;
 	quiet_since_ = Clock::now();
 	if (wc.status == IBV_WC_SUCCESS)
-		return 0;
+		return Result::DONE;
 	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	if (next_conn_event(conn_, DISCONNECT_GRACE_MS, &ev) == 0)
+	const Result r = next_conn_event(td_, conn_, DISCONNECT_GRACE_MS, &ev);
+	if (r == Result::DONE)
 		return connection_ended(ev, end_expected);
-	return client_stopped(ibv_wc_status_str(wc.status));
+	return r == Result::RETRY ? client_stopped(ibv_wc_status_str(wc.status)) : r;
 }
 
-int Server::poll_probe(rpma_cq *cq, bool end_expected)
+Result Server::poll_probe(rpma_cq *cq, bool end_expected)
 {
 	if (!probing_)
-		return 0;
+		return Result::DONE;
 	ibv_wc wc{};
 	int got = 0;
 	int ret = rpma_cq_get_wc(cq, 1, &wc, &got);
 	if (ret == RPMA_E_NO_COMPLETION)
-		return 0;
+		return Result::DONE;
 	if (ret)
 		return rpma_failed(td_, "rpma_cq_get_wc", ret);
 	return probe_done(wc, end_expected);
 }
 
-int Server::client_stopped(const char *why)
+Result Server::client_stopped(const char *why)
 {
 	const Options &o = options_of(td_);
 	report(td_,
@@ -311,12 +311,12 @@ int Server::client_stopped(const char *why)
 	return job_failed(td_, ETIMEDOUT, "client");
 }
 
-int Server::connection_ended(rpma_conn_event ev, bool end_expected)
+Result Server::connection_ended(rpma_conn_event ev, bool end_expected)
 {
 	if (ev == RPMA_CONN_CLOSED) {
 		closed_ = true;
 		if (end_expected)
-			return 0;
+			return Result::DONE;
 		report(td_, "the client disconnected before ending the run "
 			    "(was it killed?)");
 	} else {
@@ -334,7 +334,7 @@ fio_q_status Server::queue(thread_data *td, io_u *)
 		s->served_ = true;
 		// a failed serve() has set the job's error (report.hh), which
 		// fio's exit status shows; the I/O itself has nothing to add
-		s->serve();
+		(void)s->serve();
 	}
 	td->done = 1;
 	return FIO_Q_COMPLETED;
@@ -350,13 +350,8 @@ int Server::close_file(thread_data *td, fio_file *)
 // client may be waiting for an answer, so disconnect it at once.
 void Server::goodbye()
 {
-	if (conn_ && !closed_ && !td_->error) {
-		const auto deadline = Clock::now() + std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
-		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-		while (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST &&
-		       next_conn_event(conn_, ms_left(deadline), &ev) == 0)
-			;
-	}
+	if (conn_ && !closed_ && !td_->error)
+		await_goodbye(conn_);
 	close_connection(&conn_);
 	rpma_mr_dereg(&mr_);
 	mem_.unmap();

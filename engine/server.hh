@@ -13,6 +13,7 @@
 
 #include "fio.hh"
 #include "link.hh"
+#include "result.hh"
 #include "server_memory.hh"
 
 #include <infiniband/verbs.h>
@@ -43,36 +44,37 @@ protected:
 	// Queues of the connection; called before the connection exists.
 	virtual void configure(rpma_conn_cfg *) {}
 	// Before the accept: the last moment to post receives on req.
-	virtual int accepting(rpma_conn_req *) { return 0; }
-	// Serves the connection until the client ends the run: 0, or 1 after
-	// reporting an error.
-	virtual int serve() = 0;
+	virtual Result accepting(rpma_conn_req *) { return Result::DONE; }
+	// Serves the connection until the client ends the run: DONE, or
+	// FAILED.
+	virtual Result serve() = 0;
 
-	// What a connection event during serve() means. Returns 0 if the run
-	// ended as it should (the client disconnected after end_expected),
-	// else 1 after reporting.
-	int connection_ended(rpma_conn_event ev, bool end_expected);
+	// What a connection event during serve() means: DONE if the run ended
+	// as it should (the client disconnected after end_expected), else
+	// FAILED.
+	Result connection_ended(rpma_conn_event ev, bool end_expected);
 
-	// For serve()'s idle moments: 1 after reporting that the link under
-	// the connection went down (no event would ever say so), else 0.
-	int link_check();
+	// For serve()'s idle moments: FAILED after reporting that the link
+	// under the connection went down (no event would ever say so), else
+	// DONE.
+	Result link_check();
 
 	// For serve()'s idle moments: whether the client still answers.
 	// `signs` counts what the client has sent (0 if nothing is expected);
 	// after PROBE_IDLE without a new one, a zero-length RDMA write goes to
 	// the client (it needs no key and leaves no trace there), which must
-	// complete within PROBE_TIMEOUT. 1 after reporting that it failed or
-	// did not complete, else 0.
-	int liveness_check(uint64_t signs);
-	// Whether wc is the probe's; probe_done() then takes it: 0, or 1
-	// after reporting a failed probe. A probe fails too when the client
+	// complete within OPERATION_TIMEOUT. FAILED after reporting that it
+	// failed or did not complete, else DONE.
+	Result liveness_check(uint64_t signs);
+	// Whether wc is the probe's; probe_done() then takes it: DONE, or
+	// FAILED after reporting a failed probe. A probe fails too when the client
 	// has just disconnected: that event, if it comes, is what counts
 	// (connection_ended() with end_expected).
 	bool is_probe(const ibv_wc &wc) const;
-	int probe_done(const ibv_wc &wc, bool end_expected);
+	Result probe_done(const ibv_wc &wc, bool end_expected);
 	// For a flavour that takes no completions by itself: takes the
 	// probe's from cq if it has come; as probe_done().
-	int poll_probe(rpma_cq *cq, bool end_expected);
+	Result poll_probe(rpma_cq *cq, bool end_expected);
 
 	thread_data *td_ = nullptr;
 	rpma_peer *peer_ = nullptr;
@@ -82,10 +84,10 @@ protected:
 	unsigned iodepth_ = 1; // the job's iodepth= (fio's own is set to 1)
 
 private:
-	int expose(fio_file *f);
-	int accept();
-	int wait_for_client(rpma_ep *ep);
-	int connect_client(rpma_ep *ep, std::span<const uint8_t> ws);
+	Result expose(fio_file *f);
+	Result accept();
+	Result wait_for_client(rpma_ep *ep);
+	Result connect_client(rpma_ep *ep, std::span<const uint8_t> ws);
 	void goodbye();
 
 	rpma_mr_local *mr_ = nullptr;
@@ -98,7 +100,7 @@ private:
 	Clock::time_point quiet_since_{};
 	Clock::time_point probe_sent_{};
 	bool probing_ = false;
-	int client_stopped(const char *why);
+	Result client_stopped(const char *why);
 };
 
 }
