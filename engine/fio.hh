@@ -18,7 +18,7 @@
 #undef NDEBUG
 #define RPMA_ENGINE_FIO_NDEBUG
 #endif
-#include <assert.h>
+#include <assert.h> // NOLINT(modernize-deprecated-headers): as below
 
 extern "C" {
 #include "fio.h"
