@@ -11,10 +11,11 @@ namespace {
 
 constexpr int RESOLVE_TIMEOUT_MS = 2000;
 
-// The port of dev through which addr is reached (see watch()); 0 if it
-// cannot be told. librpma keeps its connection's cm id to itself, so a
-// cm id of our own resolves the address the same way rdma-cm does for it.
-uint8_t port_for(ibv_context *dev, const char *addr, bool local)
+}
+
+// librpma keeps its connection's cm id to itself, so a cm id of our own
+// resolves the address the same way rdma-cm does for it.
+uint8_t LinkWatch::port_for(ibv_context *dev, const char *addr, bool local) const
 {
 	rdma_addrinfo hints{}, *info;
 	hints.ai_flags = local ? RAI_PASSIVE : 0;
@@ -34,8 +35,6 @@ uint8_t port_for(ibv_context *dev, const char *addr, bool local)
 	}
 	rdma_freeaddrinfo(info);
 	return port;
-}
-
 }
 
 PortQueries LinkWatch::real_queries()

@@ -35,6 +35,9 @@ public:
 	bool down();
 
 	static PortQueries real_queries();
+	// The port of dev through which addr is reached (see watch()); 0 if it
+	// cannot be told.
+	uint8_t port_for(ibv_context *dev, const char *addr, bool local) const;
 
 private:
 	static constexpr int CHECK_MS = 500;
