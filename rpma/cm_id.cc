@@ -69,9 +69,10 @@ int next_listening_event(rdma_event_channel *channel, CmEvent &event) noexcept
 				return provider_error("fcntl()", errno_or(EIO));
 			ret = next_cm_event(channel, event);
 			if (blocking && fcntl(fd, F_SETFL, flags))
-				RPMA_LOG_WARNING("fcntl() failed to make the channel blocking again: "
-						 "%s",
-						 std::strerror(errno));
+				RPMA_LOG_WARNING(
+					"fcntl() failed to make the channel blocking again: "
+					"%s",
+					std::strerror(errno));
 		}
 		if (!blocking || ret != RPMA_E_NO_EVENT)
 			return ret;

@@ -496,7 +496,8 @@ public:
 						// rxe has one port: the address is on it
 						rpma_fio::LinkWatch watch;
 						CPPUNIT_ASSERT_EQUAL(
-							1, int(watch.port_for(dev, test_ip(), local)));
+							1,
+							int(watch.port_for(dev, test_ip(), local)));
 						watch.watch(dev, test_ip(), local);
 						CPPUNIT_ASSERT(!watch.down());
 						continue;
@@ -506,8 +507,8 @@ public:
 						test_ip(), RPMA_UTIL_IBV_CONTEXT_REMOTE, &found));
 					CPPUNIT_ASSERT(found == dev);
 					rpma_conn_req *req = nullptr;
-					RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(), port.c_str(),
-								  nullptr, &req));
+					RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(),
+								  port.c_str(), nullptr, &req));
 					RPMA_OK(rpma_conn_req_delete(&req));
 				}
 			});
@@ -547,7 +548,8 @@ public:
 					RPMA_OK(rpma_conn_req_new(client_peer.get(), test_ip(),
 								  nobody.c_str(), nullptr, &idle));
 					RPMA_OK(rpma_conn_req_delete(&idle));
-					CPPUNIT_ASSERT_EQUAL(RPMA_CONN_REJECTED, next_event(conn.get()));
+					CPPUNIT_ASSERT_EQUAL(RPMA_CONN_REJECTED,
+							     next_event(conn.get()));
 					rejected++;
 				}
 			});
