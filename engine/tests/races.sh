@@ -24,8 +24,11 @@ race_case() {
 	local kind=$1 tool=$2 jobs=${3:-8} name crc src se ce listening
 	name=$kind-races-$tool-nj$jobs
 	begin_case "$name"
-	local supp=$top_srcdir/engine/tests/races.supp
-	local -a vg=(valgrind --tool="$tool" --suppressions="$supp" --num-callers=30)
+	# fio's own races, and the libraries' that the integration tests
+	# know (tests/integration/threads.supp: libibverbs' fork flag, rxe)
+	local -a vg=(valgrind --tool="$tool" --num-callers=30
+		--suppressions="$top_srcdir/engine/tests/races.supp"
+		--suppressions="$top_srcdir/tests/integration/threads.supp")
 	[[ $tool == helgrind ]] && vg+=(--history-level=approx)
 	local WAIT_SCALE=$((${WAIT_SCALE:-1} * 10))
 	local -a fio=("${FIO[@]}")
