@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# engine/tests/in-vm.sh [quick|full|interop|platform] -- runs the engine tests inside the VM
+# engine/tests/in-vm.sh [quick|full|interop|platform|helgrind|drd] -- runs the engine tests inside the VM
 # that engine/tests/engines boots; the host judges them (evaluate.py).
 set -uo pipefail
 
@@ -23,6 +23,8 @@ echo "in-vm.sh: $(command -v fio) is $(fio --version)"
 . "$here/interop.sh"
 # shellcheck source=safety.sh
 . "$here/safety.sh"
+# shellcheck source=races.sh
+. "$here/races.sh"
 
 mode=${1:-quick}
 # ENGINE_CASES="CASE ARGS; CASE ARGS...": only these cases (the functions
@@ -51,7 +53,11 @@ platform)	# the cases that depend on the kernel: FS DAX with or without ODP
 	fsdax_without_odp
 	exit 0
 	;;
-*) echo "usage: $0 [quick|full|interop|platform]" >&2; exit 2 ;;
+helgrind | drd)	# make check-helgrind, check-drd: the multi-job runs only
+	race_cases "$mode"
+	exit 0
+	;;
+*) echo "usage: $0 [quick|full|interop|platform|helgrind|drd]" >&2; exit 2 ;;
 esac
 extras
 examples_case apm json+
@@ -61,6 +67,7 @@ pmem_cases
 fsdax_cases
 error_cases
 safety_cases
+race_cases "$mode"
 if [[ -n "${OLD_FIO:-}" ]]; then
 	interop_cases
 else
