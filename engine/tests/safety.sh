@@ -119,6 +119,39 @@ rogue_response() { # rogue_response wrong-context|out-of-order
 			has client "$message" && in_order client'
 }
 
+# A GPSPM server that sleeps between completions (busy_wait_polling=0) and
+# a client that ends well: the server must end with status 0, not report
+# the client as killed. tests/engine_check.cc makes the windows certain.
+# hold: the server is descheduled from its 16th answer until the client
+# has taken the answers, sent its end-of-run request and disconnected:
+# it then wakes with the disconnect and 17 completions at once, the
+# end-of-run request after the 16 answers' sends. hidden-sends: the
+# acknowledgements of the server's answers (their SEND completions) never
+# come, so the end-of-run request lands in a slot whose send is busy.
+# The client writes 16 blocks 4 KiB apart (rw=write:4k): 16 flush requests
+# at once, one per message slot.
+sleeping_server_end() { # sleeping_server_end hold|hidden-sends
+	local name=gpspm-sleeping-server-end-$1 crc src hold=16 hide=0
+	local sign="engine-check: released"
+	if [[ $1 == hidden-sends ]]; then
+		hold=0 hide=1
+		sign="engine-check: hid"
+	fi
+	begin_case "$name"
+	ENGINE_CHECK_HOLD=$hold ENGINE_CHECK_HIDE_SENDS=$hide LD_PRELOAD=$ENGINE_CHECK \
+		fio_server gpspm --filename=malloc --size=1m --iodepth=16 --busy_wait_polling=0
+	server_listens 60
+	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=write:4k --bs=4k --size=1m \
+		--number_ios=16 --iodepth=16
+	wait_exit "$FIO_PID" 120
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	expect "$name" "client $crc, server $src, the server reported its client killed, no \"$sign\" (the window was not made) or engine-check failed" \
+		eval '((crc == 0 && src == 0)) && ! has server "was it killed" && has server "$sign" &&
+			in_order client && in_order server'
+}
+
 # The second post of a batch of four fails: the job fails at once and
 # every io_u comes back, the two never posted included.
 failed_post() {
@@ -240,7 +273,8 @@ safety_cases() {
 		for c in apm-teardown-order gpspm-teardown-order gpspm-teardown-order-late-server \
 			gpspm-bad-response-sync0 \
 			gpspm-bad-response-sync1 gpspm-wrong-context-response \
-			gpspm-out-of-order-response apm-failed-post; do
+			gpspm-out-of-order-response gpspm-sleeping-server-end-hold \
+			gpspm-sleeping-server-end-hidden-sends apm-failed-post; do
 			skip "$c" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
 		done
 	else
@@ -251,6 +285,8 @@ safety_cases() {
 		bad_response 1
 		rogue_response wrong-context
 		rogue_response out-of-order
+		sleeping_server_end hold
+		sleeping_server_end hidden-sends
 		failed_post
 	fi
 	sync_accounting
