@@ -6,6 +6,7 @@
 #include "conn_events.hh"
 #include "gpspm_msg.hh"
 #include "report.hh"
+#include "ring.hh"
 
 #include <atomic>
 #include <cerrno>
@@ -18,6 +19,13 @@ namespace {
 // Message buffers: `slots` receive buffers, then `slots` send buffers, each
 // MSG_ROOM bytes. Receive k and send k are independent: a response lands in
 // whichever receive the network takes next.
+//
+// A server answers the flush requests in the order they were sent (the old
+// server did too, and the old client relied on it as well): a response
+// must carry the op_context of the oldest request not answered yet. One
+// that does not is a protocol error, which fails the job: taken as it
+// came, it would complete writes not flushed yet, or reads the device may
+// still be writing into.
 class GpspmClient final : public Client {
 public:
 	~GpspmClient() override
@@ -31,7 +39,7 @@ private:
 	rpma_mr_local *msg_mr_ = nullptr;
 	uint32_t slots_ = 0;
 	std::vector<bool> send_busy_;
-	uint32_t outstanding_ = 0; // requests not answered yet
+	Ring<uint64_t> unanswered_; // the op_contexts of the requests, oldest first
 
 	size_t recv_off(size_t k) const { return k * MSG_ROOM; }
 	size_t send_off(size_t k) const { return (slots_ + k) * MSG_ROOM; }
@@ -69,6 +77,7 @@ private:
 
 		msgs_.assign(MSG_ROOM * 2 * slots_, 0);
 		send_busy_.assign(slots_, false);
+		unanswered_.reserve(slots_);
 		int ret = rpma_mr_reg(peer_, msgs_.data(), msgs_.size(),
 				      RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr_);
 		if (ret)
@@ -109,12 +118,39 @@ private:
 	Result post_flush(const Flush &f) override
 	{
 		const std::optional<size_t> k = free_send_slot();
-		if (outstanding_ >= slots_ || !k)
+		if (unanswered_.full() || !k)
 			return Result::RETRY;
 		if (Result r = send({f.offset, f.length, f.token}, *k); r != Result::DONE)
 			return r;
-		outstanding_++;
+		(void)unanswered_.push(f.token); // not full: checked above
 		return Result::DONE;
+	}
+
+	// A response that is not the answer due (EPROTO): says what it was.
+	Result unexpected(uint64_t ctx)
+	{
+		const auto hex = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+		if (unanswered_.empty()) {
+			report(td_,
+			       "a flush response (op_context %#llx) came with no flush request "
+			       "outstanding",
+			       hex(ctx));
+			return job_failed(td_, EPROTO, "flush response");
+		}
+		for (size_t i = 1; i < unanswered_.size(); i++)
+			if (unanswered_[i] == ctx) {
+				report(td_,
+				       "the server answered the flush request of op_context %#llx "
+				       "before the older one of op_context %#llx: a server must "
+				       "answer in request order",
+				       hex(ctx), hex(unanswered_.front()));
+				return job_failed(td_, EPROTO, "flush response");
+			}
+		report(td_,
+		       "a flush response carries op_context %#llx, which no flush request "
+		       "outstanding has (the oldest has %#llx)",
+		       hex(ctx), hex(unanswered_.front()));
+		return job_failed(td_, EPROTO, "flush response");
 	}
 
 	Result message_completion(const ibv_wc &wc, uint64_t *token) override
@@ -129,7 +165,9 @@ private:
 			report(td_, "cannot unpack the flush response (%u bytes)", wc.byte_len);
 			return job_failed(td_, EPROTO, "flush response");
 		}
-		outstanding_--;
+		if (unanswered_.empty() || *ctx != unanswered_.front()) [[unlikely]]
+			return unexpected(*ctx);
+		unanswered_.pop();
 		*token = *ctx;
 		return post_recv(k);
 	}
@@ -140,7 +178,7 @@ private:
 	// would meet RNR NAKs, retried forever, until the deadline.
 	void finish() override
 	{
-		if (outstanding_)
+		if (!unanswered_.empty())
 			return;
 		const auto deadline = Clock::now() + std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
 		std::optional<size_t> k;

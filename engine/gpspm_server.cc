@@ -147,12 +147,14 @@ private:
 		return Result::DONE;
 	}
 
-	// Answers the requests received, in order, as far as send buffers allow.
+	// Answers the requests received, in order, as far as send buffers
+	// allow. The end-of-run request gets no answer: it needs no send
+	// buffer, and ends the run even while the last answer sent from its
+	// slot has not completed.
 	Result handle_requests()
 	{
-		while (!received_.empty() && !send_busy_[received_.front().slot]) {
-			Received r = received_.front();
-			received_.pop();
+		while (!received_.empty()) {
+			const Received r = received_.front();
 			std::optional<FlushRequest> req =
 				unpack_request(&msgs_[layout_.recv_off(r.slot)], r.len);
 			if (!req) {
@@ -160,9 +162,13 @@ private:
 				return job_failed(td_, EPROTO, "flush request");
 			}
 			if (req->ends_run()) {
+				received_.pop();
 				ended_ = true;
 				return Result::DONE;
 			}
+			if (send_busy_[r.slot])
+				return Result::DONE; // unpacked again once its send buffer is free
+			received_.pop();
 			if (Result a = answer(*req, r.slot); a != Result::DONE)
 				return a;
 		}
@@ -208,8 +214,15 @@ private:
 			int ret = rpma_conn_next_event(conn_, &ev);
 			if (ret)
 				return rpma_failed(td_, "rpma_conn_next_event", ret);
-			// the end-of-run request may still wait in the queue
-			if (poll_cq() == Result::DONE && failed(handle_requests()))
+			// The end-of-run request may still wait in the queue, behind
+			// any number of completions (a server descheduled while its
+			// client took the last answers and ended): all of them first.
+			// The client is gone: the queue does not fill again.
+			Result polled;
+			while ((polled = poll_cq()) == Result::DONE)
+				if (failed(handle_requests()))
+					return Result::FAILED;
+			if (failed(polled))
 				return Result::FAILED;
 			return connection_ended(ev, ended_);
 		}

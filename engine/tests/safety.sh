@@ -81,6 +81,77 @@ bad_response() { # bad_response SYNC
 	expect $? "$name" "client $crc (124: still running after 45 s), rogue server $rrc, $naks RNR NAKs, or no message or engine-check failed"
 }
 
+# written_bytes ROLE: the bytes of writes fio counted complete in ROLE's
+# JSON report (empty without one)
+written_bytes() {
+	sed -n '/^{/,$p' "$case_dir/$1.json" 2>/dev/null |
+		jq -e '[.jobs[].write.io_bytes] | add' 2>/dev/null
+}
+
+# A server answers with a well-formed response that is not the answer due:
+# wrong-context: op_context 1, no flush request's, with reads and writes
+# in flight; out-of-order: the second request's answer before the first's,
+# and then the server dies. The client fails its job at once (EPROTO),
+# saying what was wrong, and counts no write complete: no flush request of
+# its was answered in order.
+rogue_response() { # rogue_response wrong-context|out-of-order
+	local name=gpspm-$1-response crc rrc rogue written message rw=randrw
+	if [[ $1 == wrong-context ]]; then
+		message="which no flush request outstanding has"
+	else
+		message="before the older"
+		rw=randwrite # at least two flush requests at once
+	fi
+	begin_case "$name"
+	"$ROGUE_SERVER" "$ip" "$port" "gpspm-$1" >"$case_dir/rogue.log" 2>&1 &
+	rogue=$!
+	wait_for_text "$case_dir/rogue.log" "waiting for a client" 30
+	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=$rw --iodepth=16 --bs=4k \
+		--size=1m --time_based --runtime=120
+	wait_exit "$FIO_PID" 45
+	crc=$?
+	wait_exit "$rogue" 70
+	rrc=$?
+	written=$(written_bytes client)
+	echo "  $name: client $crc, rogue server $rrc, ${written:-?} bytes written; $(tail -1 "$case_dir/rogue.log")"
+	expect "$name" "client $crc (124: still running after 45 s), rogue server $rrc, ${written:-no report of} bytes written (must be 0), or no \"$message\" or engine-check failed" \
+		eval '((crc && crc != 124 && rrc == 0)) && [[ $written == 0 ]] &&
+			has client "$message" && in_order client'
+}
+
+# A GPSPM server that sleeps between completions (busy_wait_polling=0) and
+# a client that ends well: the server must end with status 0, not report
+# the client as killed. tests/engine_check.cc makes the windows certain.
+# hold: the server is descheduled from its 16th answer until the client
+# has taken the answers, sent its end-of-run request and disconnected:
+# it then wakes with the disconnect and 17 completions at once, the
+# end-of-run request after the 16 answers' sends. hidden-sends: the
+# acknowledgements of the server's answers (their SEND completions) never
+# come, so the end-of-run request lands in a slot whose send is busy.
+# The client writes 16 blocks 4 KiB apart (rw=write:4k): 16 flush requests
+# at once, one per message slot.
+sleeping_server_end() { # sleeping_server_end hold|hidden-sends
+	local name=gpspm-sleeping-server-end-$1 crc src hold=16 hide=0
+	local sign="engine-check: released"
+	if [[ $1 == hidden-sends ]]; then
+		hold=0 hide=1
+		sign="engine-check: hid"
+	fi
+	begin_case "$name"
+	ENGINE_CHECK_HOLD=$hold ENGINE_CHECK_HIDE_SENDS=$hide LD_PRELOAD=$ENGINE_CHECK \
+		fio_server gpspm --filename=malloc --size=1m --iodepth=16 --busy_wait_polling=0
+	server_listens 60
+	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=write:4k --bs=4k --size=1m \
+		--number_ios=16 --iodepth=16
+	wait_exit "$FIO_PID" 120
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	expect "$name" "client $crc, server $src, the server reported its client killed, no \"$sign\" (the window was not made) or engine-check failed" \
+		eval '((crc == 0 && src == 0)) && ! has server "was it killed" && has server "$sign" &&
+			in_order client && in_order server'
+}
+
 # The second post of a batch of four fails: the job fails at once and
 # every io_u comes back, the two never posted included.
 failed_post() {
@@ -201,7 +272,9 @@ safety_cases() {
 		local c
 		for c in apm-teardown-order gpspm-teardown-order gpspm-teardown-order-late-server \
 			gpspm-bad-response-sync0 \
-			gpspm-bad-response-sync1 apm-failed-post; do
+			gpspm-bad-response-sync1 gpspm-wrong-context-response \
+			gpspm-out-of-order-response gpspm-sleeping-server-end-hold \
+			gpspm-sleeping-server-end-hidden-sends apm-failed-post; do
 			skip "$c" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
 		done
 	else
@@ -210,6 +283,10 @@ safety_cases() {
 		teardown_order gpspm late
 		bad_response 0
 		bad_response 1
+		rogue_response wrong-context
+		rogue_response out-of-order
+		sleeping_server_end hold
+		sleeping_server_end hidden-sends
 		failed_post
 	fi
 	sync_accounting
