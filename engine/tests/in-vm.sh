@@ -67,7 +67,6 @@ pmem_cases
 fsdax_cases
 error_cases
 safety_cases
-race_cases "$mode"
 if [[ -n "${OLD_FIO:-}" ]]; then
 	interop_cases
 else

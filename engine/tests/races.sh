@@ -62,8 +62,8 @@ race_case() {
 	fi
 }
 
-# the quick run: helgrind on each method; the long one (check-helgrind,
-# check-drd in engine/ and at the top) both tools on both methods
+# quick: APM with four jobs under helgrind (about 2 minutes in the VM);
+# helgrind, drd (make check-helgrind, check-drd): both methods, eight jobs
 race_cases() { # race_cases quick|full|helgrind|drd
 	local kind tool
 	case $1 in
