@@ -125,7 +125,7 @@ rogue_response() { # rogue_response wrong-context|out-of-order
 
 # A GPSPM server that sleeps between completions (busy_wait_polling=0) and
 # a client that ends well: the server must end with status 0, not report
-# the client as killed. tests/engine_check.cc makes the windows certain.
+# the client as killed. engine/tests/engine_check.cc makes the windows certain.
 # hold: the server is descheduled from its 16th answer until the client
 # has taken the answers, sent its end-of-run request and disconnected:
 # it then wakes with the disconnect and 17 completions at once, the
