@@ -61,7 +61,7 @@ bool ipoib_gid_of(const sockaddr *addr, ibv_gid &gid)
 	bool found = false;
 	for (const ifaddrs *i = all; name && i && !found; i = i->ifa_next) {
 		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_PACKET ||
-		    std::strcmp(i->ifa_name, name))
+		    std::strcmp(i->ifa_name, name) != 0)
 			continue;
 		const auto *ll = reinterpret_cast<const sockaddr_ll *>(i->ifa_addr);
 		if (ll->sll_hatype != ARPHRD_INFINIBAND || ll->sll_halen != IPOIB_ADDR_LEN)
@@ -147,7 +147,7 @@ uint8_t LinkWatch::port_listing(ibv_context *dev, std::span<const ibv_gid> gids)
 	uint8_t found = 0;
 	for (ssize_t i = 0; i < got; i++)
 		for (const ibv_gid &gid : gids) {
-			if (std::memcmp(table[i].gid.raw, gid.raw, sizeof(gid.raw)))
+			if (std::memcmp(table[i].gid.raw, gid.raw, sizeof(gid.raw)) != 0)
 				continue;
 			if (found && found != table[i].port_num)
 				return 0;
