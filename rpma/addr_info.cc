@@ -8,6 +8,7 @@ namespace rpma {
 
 AddrInfoOwner resolve_address(const char *addr, const char *port, AddressRole role)
 {
+	librdmacm_ready();
 	rdma_addrinfo hints{};
 	hints.ai_flags = role == AddressRole::passive ? RAI_PASSIVE : 0;
 	hints.ai_qp_type = IBV_QPT_RC;

@@ -22,6 +22,36 @@ std::mutex cm_ids;
 
 } // namespace
 
+// librdmacm sets itself up on its first use in a process (any call that
+// resolves an address, makes a channel or an id) and tests whether that is
+// done before it takes its own lock, so threads whose first calls come
+// together (fio's jobs, at their start) race there. The first use is made
+// here, under cm_ids; every call that could be a first use passes through
+// cm_ids after it, and so sees the setup done.
+void librdmacm_ready() noexcept
+{
+	static bool set_up = false; // guarded by cm_ids
+	const std::lock_guard lock(cm_ids);
+	if (set_up)
+		return;
+	int count = 0;
+	ibv_context **devices = rdma_get_devices(&count);
+	if (!devices)
+		return; // no device: every later call fails on its own
+	rdma_free_devices(devices);
+	set_up = true;
+}
+
+EventChannelOwner create_event_channel()
+{
+	librdmacm_ready();
+	errno = 0;
+	EventChannelOwner channel(rdma_create_event_channel());
+	if (!channel)
+		throw_provider("rdma_create_event_channel()", errno_or(EIO));
+	return channel;
+}
+
 CmIdOwner create_cm_id(rdma_event_channel *channel)
 {
 	rdma_cm_id *id = nullptr;

@@ -61,10 +61,7 @@ Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues, Private
 	: id_(std::move(id)), queues_(std::move(queues)), private_data_(std::move(private_data)),
 	  qp_(queues_->qp())
 {
-	errno = 0;
-	events_ = EventChannelOwner(rdma_create_event_channel());
-	if (!events_)
-		throw_provider("rdma_create_event_channel()", errno_or(EIO));
+	events_ = create_event_channel();
 	if (rdma_migrate_id(id_.get(), events_.get()))
 		throw_provider("rdma_migrate_id()", errno_or(EIO));
 

@@ -12,10 +12,7 @@ namespace rpma {
 
 Ep::Ep(Peer &peer, const char *addr, const char *port) : peer_(peer)
 {
-	errno = 0;
-	events_ = EventChannelOwner(rdma_create_event_channel());
-	if (!events_)
-		throw_provider("rdma_create_event_channel()", errno_or(EIO));
+	events_ = create_event_channel();
 	id_ = create_cm_id(events_.get());
 	const AddrInfoOwner info = resolve_address(addr, port, AddressRole::passive);
 	if (rdma_bind_addr(id_.get(), info->ai_src_addr))

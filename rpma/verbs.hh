@@ -65,6 +65,10 @@ using MrOwner = Owner<ibv_mr, ibv_dereg_mr>;
 using CqOwner = Owner<ibv_cq, ibv_destroy_cq>;
 using CompChannelOwner = Owner<ibv_comp_channel, ibv_destroy_comp_channel>;
 using SrqOwner = Owner<ibv_srq, ibv_destroy_srq>;
+// Makes librdmacm's first use in the process, once, under the lock of
+// create_cm_id() (cm_id.cc says why): called before any librdmacm call that
+// could be the first.
+void librdmacm_ready() noexcept;
 // rdma_destroy_id() under the lock that create_cm_id() takes (cm_id.cc says
 // why); -1 with errno set on failure.
 int destroy_cm_id(rdma_cm_id *id) noexcept;
@@ -73,6 +77,8 @@ using CmIdOwner = Owner<rdma_cm_id, destroy_cm_id>;
 // for synchronous use; throws RPMA_E_PROVIDER.
 CmIdOwner create_cm_id(rdma_event_channel *channel);
 using EventChannelOwner = Owner<rdma_event_channel, rdma_destroy_event_channel>;
+// A new CM event channel; throws RPMA_E_PROVIDER.
+EventChannelOwner create_event_channel();
 using AddrInfoOwner = Owner<rdma_addrinfo, rdma_freeaddrinfo>;
 
 // The QP of a CM id lives in the id (id->qp) and is destroyed through it.

@@ -73,3 +73,4 @@ else
 	skip interop "no OLD_FIO: the cases against the old engines run with make check-interop"
 fi
 link_cases "$mode"
+race_cases "$mode"

@@ -174,19 +174,18 @@ class ThreadsTest : public CppUnit::TestFixture {
 
 public:
 	// docs/thread-safety.md: rpma_utils_get_ibv_context, and
-	// rpma_conn_req_new on one peer, from several threads at once. Each
-	// thread resolves the test address both ways and makes (and deletes)
-	// requests to a port nobody listens on, which needs only the address
-	// and the route. The threads start together, so that the first use of
-	// librdmacm in the process is a concurrent one.
+	// rpma_conn_req_new on one peer, from several threads at once. The
+	// threads start together and resolve the test address both ways before
+	// anything else (the peer is made after they end), so that librdmacm's first
+	// use in the process, when this suite runs alone (make check-helgrind),
+	// is a concurrent one. Then each makes (and deletes) requests to a port
+	// nobody listens on, which needs only the address and the route.
 	void address_resolution_from_threads()
 	{
-		Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
-		const std::string port = next_port();
 		std::atomic<int> ready{0}, requests{0};
-		Threads threads;
+		Threads resolving;
 		for (int t = 0; t < N; t++)
-			threads.spawn([&] {
+			resolving.spawn([&] {
 				ready++;
 				while (ready.load() < N)
 					std::this_thread::yield();
@@ -197,6 +196,16 @@ public:
 					RPMA_OK(rpma_utils_get_ibv_context(
 						test_ip(), RPMA_UTIL_IBV_CONTEXT_REMOTE, &remote));
 					CPPUNIT_ASSERT(local && local == remote);
+				}
+			});
+		resolving.join_and_check();
+
+		Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
+		const std::string port = next_port();
+		Threads requesting;
+		for (int t = 0; t < N; t++)
+			requesting.spawn([&] {
+				for (int i = 0; i < 4; i++) {
 					rpma_conn_req *req = nullptr;
 					RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(),
 								  port.c_str(), nullptr, &req));
@@ -204,7 +213,7 @@ public:
 					requests++;
 				}
 			});
-		threads.join_and_check();
+		requesting.join_and_check();
 		CPPUNIT_ASSERT_EQUAL(N * 4, requests.load());
 	}
 
