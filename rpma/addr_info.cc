@@ -8,14 +8,20 @@ namespace rpma {
 
 AddrInfoOwner resolve_address(const char *addr, const char *port, AddressRole role)
 {
-	librdmacm_ready();
 	rdma_addrinfo hints{};
 	hints.ai_flags = role == AddressRole::passive ? RAI_PASSIVE : 0;
 	hints.ai_qp_type = IBV_QPT_RC;
 	hints.ai_port_space = RDMA_PS_TCP;
 	rdma_addrinfo *info = nullptr;
 	errno = 0;
-	if (rdma_getaddrinfo(addr, port, &hints, &info))
+	int ret;
+	{
+		// a name may wait for DNS here, and every CM id of the process
+		// with it: addresses are numbers in every known use
+		const auto lock = lock_librdmacm();
+		ret = rdma_getaddrinfo(addr, port, &hints, &info);
+	}
+	if (ret)
 		throw_provider("rdma_getaddrinfo()", errno_or(EIO));
 	return AddrInfoOwner(info);
 }

@@ -16,35 +16,23 @@ namespace {
 // librdmacm (seen in rdma-core 44 with helgrind) fills an entry of its
 // process-wide table of ids under a lock in rdma_create_id(), but clears
 // it, and counts it gone, without that lock in rdma_destroy_id(): a table
-// block can be freed while in use, or a new id's entry wiped. Every id rpma
-// makes or destroys goes through this lock instead.
-std::mutex cm_ids;
+// block can be freed while in use, or a new id's entry wiped. And it sets
+// itself up, and rescans its devices, inside any call that resolves an
+// address or makes a channel, testing whether that is needed before it
+// takes its own lock: fio's jobs, whose first calls come together, race
+// there. Every such call of rpma's goes through this lock instead.
+std::mutex librdmacm;
 
 } // namespace
 
-// librdmacm sets itself up on its first use in a process (any call that
-// resolves an address, makes a channel or an id) and tests whether that is
-// done before it takes its own lock, so threads whose first calls come
-// together (fio's jobs, at their start) race there. The first use is made
-// here, under cm_ids; every call that could be a first use passes through
-// cm_ids after it, and so sees the setup done.
-void librdmacm_ready() noexcept
+std::unique_lock<std::mutex> lock_librdmacm()
 {
-	static bool set_up = false; // guarded by cm_ids
-	const std::lock_guard lock(cm_ids);
-	if (set_up)
-		return;
-	int count = 0;
-	ibv_context **devices = rdma_get_devices(&count);
-	if (!devices)
-		return; // no device: every later call fails on its own
-	rdma_free_devices(devices);
-	set_up = true;
+	return std::unique_lock(librdmacm);
 }
 
 EventChannelOwner create_event_channel()
 {
-	librdmacm_ready();
+	const auto lock = lock_librdmacm();
 	errno = 0;
 	EventChannelOwner channel(rdma_create_event_channel());
 	if (!channel)
@@ -55,7 +43,7 @@ EventChannelOwner create_event_channel()
 CmIdOwner create_cm_id(rdma_event_channel *channel)
 {
 	rdma_cm_id *id = nullptr;
-	const std::lock_guard lock(cm_ids);
+	const auto lock = lock_librdmacm();
 	if (rdma_create_id(channel, &id, nullptr, RDMA_PS_TCP))
 		throw_provider("rdma_create_id()", errno_or(EIO));
 	return CmIdOwner(id);
@@ -63,7 +51,7 @@ CmIdOwner create_cm_id(rdma_event_channel *channel)
 
 int destroy_cm_id(rdma_cm_id *id) noexcept
 {
-	const std::lock_guard lock(cm_ids);
+	const auto lock = lock_librdmacm();
 	return rdma_destroy_id(id);
 }
 
@@ -94,7 +82,7 @@ int next_listening_event(rdma_event_channel *channel, CmEvent &event) noexcept
 		}
 		int ret;
 		{
-			const std::lock_guard lock(cm_ids);
+			const auto lock = lock_librdmacm();
 			if (blocking && fcntl(fd, F_SETFL, flags | O_NONBLOCK))
 				return provider_error("fcntl()", errno_or(EIO));
 			ret = next_cm_event(channel, event);

@@ -9,6 +9,7 @@
 #include <rdma/rdma_cma.h>
 
 #include <cerrno>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 
@@ -65,12 +66,11 @@ using MrOwner = Owner<ibv_mr, ibv_dereg_mr>;
 using CqOwner = Owner<ibv_cq, ibv_destroy_cq>;
 using CompChannelOwner = Owner<ibv_comp_channel, ibv_destroy_comp_channel>;
 using SrqOwner = Owner<ibv_srq, ibv_destroy_srq>;
-// Makes librdmacm's first use in the process, once, under the lock of
-// create_cm_id() (cm_id.cc says why): called before any librdmacm call that
-// could be the first.
-void librdmacm_ready() noexcept;
-// rdma_destroy_id() under the lock that create_cm_id() takes (cm_id.cc says
-// why); -1 with errno set on failure.
+// The lock of every librdmacm call of rpma's that changes the library's
+// process-wide state: ids made and destroyed, addresses resolved, event
+// channels made (cm_id.cc says why).
+[[nodiscard]] std::unique_lock<std::mutex> lock_librdmacm();
+// rdma_destroy_id() under lock_librdmacm(); -1 with errno set on failure.
 int destroy_cm_id(rdma_cm_id *id) noexcept;
 using CmIdOwner = Owner<rdma_cm_id, destroy_cm_id>;
 // A new id of the TCP port space (upstream's), on `channel` or, when NULL,
@@ -118,7 +118,7 @@ private:
 int next_cm_event(rdma_event_channel *channel, CmEvent &event) noexcept;
 
 // The same for the channel of a listening id, whose events make ids (the
-// incoming requests'): the event is taken under the lock of create_cm_id()
+// incoming requests'): the event is taken under lock_librdmacm()
 // (cm_id.cc). On a blocking channel it waits for one, without the lock.
 int next_listening_event(rdma_event_channel *channel, CmEvent &event) noexcept;
 

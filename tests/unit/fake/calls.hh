@@ -29,7 +29,6 @@
 	X(ibv_wr_start)               \
 	X(ibv_wr_complete)            \
 	X(ibv_wr_abort)               \
-	X(rdma_get_devices)           \
 	X(rdma_getaddrinfo)           \
 	X(rdma_freeaddrinfo)          \
 	X(rdma_create_event_channel)  \

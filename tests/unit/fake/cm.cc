@@ -128,22 +128,6 @@ int connect_or_accept(Call call, rdma_cm_id *id, rdma_conn_param *param)
 
 extern "C" {
 
-// The one device, the fake's.
-ibv_context **rdma_get_devices(int *num_devices)
-{
-	static ibv_context *devices[2];
-	if (auto err = enter(Call::rdma_get_devices)) {
-		errno = *err;
-		return nullptr;
-	}
-	devices[0] = fake::context();
-	if (num_devices)
-		*num_devices = 1;
-	return devices;
-}
-
-void rdma_free_devices(ibv_context **) {}
-
 int rdma_getaddrinfo(const char *node, const char *service, const rdma_addrinfo *hints,
 		     rdma_addrinfo **res)
 {
