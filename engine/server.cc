@@ -96,19 +96,35 @@ int Server::open_file(thread_data *td, fio_file *f)
 	Server *s = server_of(td);
 	if (s->served_)
 		return 0;
-	return s->expose(f) || s->accept();
+	return s->open(f);
 }
 
 int Server::expose(fio_file *f)
 {
-	if (mem_.map(td_, f->file_name, td_->o.size))
+	return map_memory(f, td_->o.size) || register_memory(0, mem_.size(), &mr_);
+}
+
+int Server::map_memory(fio_file *f, size_t bytes)
+{
+	if (mem_.map(td_, f->file_name, bytes))
 		return 1;
+	if (mem_.kind() == Memory::Kind::FsDax && soft_roce_)
+		note("%s[%u]: warning: serving %s over Soft-RoCE (rxe), whose "
+		     "On-Demand Paging (Linux 7.2.13 at least) places each write "
+		     "and read at the start of its page: the clients' data would "
+		     "be misplaced; serve a Device DAX over rxe\n",
+		     td_->io_ops->name, td_->thread_number, f->file_name);
+	return 0;
+}
+
+int Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
+{
 	// Least exposure: what a client does to the region, nothing more.
 	// It writes and reads it (reads, verify=), and its flush is a read.
 	int usage = RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
 		    (mem_.persistent() ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT
 				       : RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
-	int ret = rpma_mr_reg(peer_, mem_.base(), mem_.size(), usage, &mr_);
+	int ret = rpma_mr_reg(peer_, mem_.base() + offset, len, usage, mr);
 	if (ret && mem_.kind() == Memory::Kind::FsDax)
 		report(td_, "registering FS DAX memory needs On-Demand Paging, "
 			    "which this RDMA device may lack; a Device DAX needs none");
@@ -116,22 +132,16 @@ int Server::expose(fio_file *f)
 		return rpma_failed(td_, "rpma_mr_reg", ret);
 	if (mem_.kind() != Memory::Kind::FsDax)
 		return 0;
-	if (soft_roce_)
-		note("%s[%u]: warning: serving %s over Soft-RoCE (rxe), whose "
-		     "On-Demand Paging (Linux 7.2.13 at least) places each write "
-		     "and read at the start of its page: the clients' data would "
-		     "be misplaced; serve a Device DAX over rxe\n",
-		     td_->io_ops->name, td_->thread_number, f->file_name);
 	// FS DAX is registered on demand (ODP): fault the pages in now rather
 	// than at the client's first writes, which would stall on them.
-	ret = rpma_mr_advise(mr_, 0, mem_.size(), IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+	ret = rpma_mr_advise(*mr, 0, len, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
 			     IBV_ADVISE_MR_FLAG_FLUSH);
 	if (ret == RPMA_E_INVAL)
 		return rpma_failed(td_, "rpma_mr_advise", ret);
 	if (ret)
-		note("%s[%u]: note: prefetching %s failed (%s): the first "
+		note("%s[%u]: note: prefetching the memory failed (%s): the first "
 		     "writes will be slower\n",
-		     td_->io_ops->name, td_->thread_number, f->file_name, rpma_err_2str(ret));
+		     td_->io_ops->name, td_->thread_number, rpma_err_2str(ret));
 	return 0;
 }
 

@@ -38,6 +38,17 @@ public:
 	static void cleanup(thread_data *td);
 
 protected:
+	// Opens the job's "file": exposes the memory and accepts its client
+	// (a server with clients=N: many_server.hh).
+	virtual int open(fio_file *f) { return expose(f) || accept(); }
+	// Ends the job's connection after its serving (close_file).
+	virtual void goodbye();
+	// Maps bytes of the job's memory into mem_: 0, or 1 after reporting.
+	int map_memory(fio_file *f, size_t bytes);
+	// Registers [offset, +len) of mem_ for a client's remote access: 0, or
+	// 1 after reporting.
+	int register_memory(size_t offset, size_t len, rpma_mr_local **mr);
+
 	// Receives the flavour posts before accepting (max_msg_num).
 	virtual uint16_t msg_slots() const { return 0; }
 	// Queues of the connection; called before the connection exists.
@@ -86,7 +97,6 @@ private:
 	int accept();
 	int wait_for_client(rpma_ep *ep);
 	int connect_client(rpma_ep *ep, std::span<const uint8_t> ws);
-	void goodbye();
 
 	rpma_mr_local *mr_ = nullptr;
 	bool served_ = false;

@@ -23,6 +23,8 @@ echo "in-vm.sh: $(command -v fio) is $(fio --version)"
 . "$here/interop.sh"
 # shellcheck source=safety.sh
 . "$here/safety.sh"
+# shellcheck source=many.sh
+. "$here/many.sh"
 
 mode=${1:-quick}
 # ENGINE_CASES="CASE ARGS; CASE ARGS...": only these cases (the functions
@@ -61,6 +63,7 @@ pmem_cases
 fsdax_cases
 error_cases
 safety_cases
+many_cases
 if [[ -n "${OLD_FIO:-}" ]]; then
 	interop_cases
 else

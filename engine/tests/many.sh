@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh, which in-vm.sh sources first
+# engine/tests/many.sh -- a server job with clients=N: one port, N
+# connections, each to a region of its own (many_server.hh). Sourced by
+# in-vm.sh after lib.sh, errors.sh and safety.sh.
+
+# many_case KIND BUSY: a server job with clients=4 serves one client fio of
+# numjobs=4 and port_per_job=0, random writes read back (verify=crc32c):
+# each job must find its own data, none another's
+many_case() {
+	local kind=$1 busy=$2
+	run_pair "$kind-clients4-busy$busy" "$kind" \
+		"--clients=4 --filename=malloc --size=2m --iodepth=4 --busy_wait_polling=$busy" \
+		"--numjobs=4 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=2m --busy_wait_polling=$busy --verify=crc32c"
+}
+
+# many_lost_client KIND: of a server's two clients one is killed mid-run;
+# the other ends its run with no error, the server names the lost one and
+# fails
+many_lost_client() {
+	local kind=$1 name=$1-clients2-one-killed crc src victim
+	begin_case "$name"
+	fio_server "$kind" --clients=2 --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
+	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
+		--time_based --runtime=60
+	victim=$FIO_PID
+	moved client victim
+	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
+		--time_based --runtime=15 --verify=crc32c
+	local survivor=$FIO_PID end=$((SECONDS + 120))
+	until (($(rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $ip:$port ") == 2)); do
+		((SECONDS < end)) && kill -0 "$survivor" 2>/dev/null || break
+		sleep 0.2
+	done
+	sleep 2
+	killed victim "$victim"
+	wait_exit "$survivor" 120
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	local said
+	said=$(grep -h "of 2 at $ip:$port" "$case_dir/server.log" "$case_dir/server.json" 2>/dev/null | head -1)
+	echo "  $name: client $crc, server $src: $said"
+	expect "$name" "the other client ends with 0 ($crc), the server fails ($src) naming the lost client by its address (said: ${said:-nothing})" \
+		eval '((crc == 0 && src != 0)) && [[ $said == *"(from $ip:"*"): "*"; the others go on"* ]] &&
+			has server "1 of 2 clients of $ip:$port failed"'
+}
+
+# many_memory: what a GPSPM server of clients=4 grows by, per connection,
+# once its 4 clients are connected (as gpspm_server_memory measures one):
+# its share of the shared receive queue's messages (a 512-byte receive and
+# a 16-byte send room per slot: 33 KiB at iodepth=64), the queues' rings
+# and bookkeeping.
+many_memory() {
+	local name=gpspm-clients4-server-memory a0 a1='' crc src bound=56 end per
+	begin_case "$name"
+	fio_server gpspm --clients=4 --filename=malloc --size=1m --iodepth=64 --busy_wait_polling=0
+	if ! server_listens 60; then
+		fail "$name" "the server does not listen"
+		kill "$SERVER_PID" 2>/dev/null
+		return
+	fi
+	a0=$(anon_kb "$SERVER_PID")
+	fio_start client gpspm --numjobs=4 --port_per_job=0 --rw=write --bs=4k --iodepth=16 \
+		--size=1m --time_based --runtime=15 --busy_wait_polling=0
+	end=$((SECONDS + 120))
+	while ((SECONDS < end)) && kill -0 "$FIO_PID" 2>/dev/null; do
+		if (($(rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $ip:$port ") == 4)); then
+			a1=$(anon_kb "$SERVER_PID")
+			break
+		fi
+		sleep 0.2
+	done
+	wait_exit "$FIO_PID" 120
+	crc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	per=$(((${a1:-0} - a0) / 4))
+	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB with 4 connected: $per kB each"
+	expect "$name" "client $crc, server $src; grew by $per kB per connection (at most $bound)" \
+		eval '((crc == 0 && src == 0)) && [[ -n $a1 ]] && ((per <= bound))'
+}
+
+# many_mixed KIND: a server of clients=4 serves two jobs of ours (one fio,
+# numjobs=2, port_per_job=0) and two old clients (two fios of fio 3.33's
+# engines, numjobs=1 each) at once. The old GPSPM client cannot read back:
+# it writes a pattern of its own, which must then fill one of the four
+# regions of the server (on the Device DAX).
+many_mixed() {
+	local kind=$1 name=interop-$kind-clients4-mixed crc src i status=() pids=() patterns=()
+	begin_case "$name"
+	local server_args=(--clients=4 --filename=malloc --size=2m --iodepth=4)
+	local ours=(--numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=2m
+		--verify=crc32c)
+	local old=(--rw=write --bs=4k --iodepth=4 --size=2m)
+	if [[ $kind == gpspm ]]; then
+		if [[ -z "${RPMA_TEST_DEVDAX:-}" || -z "${PATTERN_CHECK:-}" ]]; then
+			fail "$name" "no Device DAX (tests/vm/run --nvdimm) or no PATTERN_CHECK to check the server's memory with"
+			return
+		fi
+		server_args=(--clients=4 --filename="$RPMA_TEST_DEVDAX" --size=2m --iodepth=4)
+	else
+		old+=(--verify=crc32c)
+	fi
+	side=new fio_start server "$kind" "${server_args[@]}"
+	local server=$FIO_PID
+	for i in 1 2; do
+		local args=("${old[@]}")
+		if [[ $kind == gpspm ]]; then
+			patterns+=("$(printf '0x%02xa55a%02x' $((0x60 + i)) $((0x90 + i)))")
+			args+=(--buffer_pattern="${patterns[-1]}")
+		fi
+		side=old fio_start client "$kind" "${args[@]}"
+		pids+=("$FIO_PID")
+		moved client "old$i"
+	done
+	side=new fio_start client "$kind" "${ours[@]}"
+	pids+=("$FIO_PID")
+	for i in "${pids[@]}"; do
+		wait_exit "$i" 300
+		status+=($?)
+	done
+	wait_exit "$server" 60
+	src=$?
+	crc=$((status[0] | status[1] | status[2]))
+	local missing=
+	for i in "${patterns[@]}"; do
+		local r found=
+		for r in 0 1 2 3; do
+			if "$PATTERN_CHECK" "$RPMA_TEST_DEVDAX" $((r * (2 << 20))) $((2 << 20)) "$i" \
+				>>"$case_dir/pattern.log" 2>&1; then
+				found=$r
+				break
+			fi
+		done
+		[[ -n $found ]] || missing+=" $i"
+	done
+	if ((crc || src)); then
+		fail "$name" "exit status: old clients ${status[0]} ${status[1]}, ours ${status[2]}, server $src"
+	elif [[ -n $missing ]]; then
+		fail "$name" "no region of the server holds the old client's pattern$missing"
+	else
+		record "$name" pair "$crc $src"
+	fi
+}
+
+# make check: ours alone
+many_cases() {
+	many_case apm 1
+	many_case gpspm 1
+	many_case gpspm 0
+	many_lost_client gpspm
+	many_memory
+}
