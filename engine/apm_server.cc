@@ -44,5 +44,5 @@ std::unique_ptr<Server> make()
 }
 }
 
-ioengine_ops ioengine =
-	rpma_fio::server_ops<rpma_fio::make, rpma_fio::make_apm_many>("librpma_apm_server");
+ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make, rpma_fio::make_apm_many>(
+	"librpma_apm_server");

@@ -105,7 +105,8 @@ private:
 		ret = rpma_srq_new(peer_, cfg, &srq_);
 		rpma_srq_cfg_delete(&cfg);
 		if (ret) {
-			report(td_, "cannot make a shared receive queue of %zu entries", n * slots_);
+			report(td_, "cannot make a shared receive queue of %zu entries",
+			       n * slots_);
 			return rpma_failed(td_, "rpma_srq_new", ret);
 		}
 		rpma_srq_get_rcq(srq_, &rcq_);
@@ -211,7 +212,8 @@ private:
 		for (size_t i = 0; i < backlog_.size(); i++) {
 			Peer &p = peer(backlog_[i]);
 			Client &c = c_[backlog_[i]];
-			while (p.live() && !c.waiting.empty() && answer(p, c, c.waiting.front()) == 0)
+			while (p.live() && !c.waiting.empty() &&
+			       answer(p, c, c.waiting.front()) == 0)
 				c.waiting.pop();
 			if (p.live() && !c.waiting.empty())
 				backlog_[kept++] = backlog_[i];
@@ -241,8 +243,8 @@ private:
 		size_t len = pack_response(req.op_context, &c.msgs[layout_.send_off(room)],
 					   layout_.send_room());
 		int ret = rpma_send(p.conn, c.mr, layout_.send_off(room), len,
-				    RPMA_F_COMPLETION_ALWAYS, reinterpret_cast<const void *>(
-								      static_cast<uintptr_t>(room)));
+				    RPMA_F_COMPLETION_ALWAYS,
+				    reinterpret_cast<const void *>(static_cast<uintptr_t>(room)));
 		if (ret) {
 			lose(p, EIO, "answering it failed (%s)", rpma_err_2str(ret));
 			return -1;

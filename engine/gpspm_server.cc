@@ -229,5 +229,5 @@ std::unique_ptr<Server> make()
 }
 }
 
-ioengine_ops ioengine =
-	rpma_fio::server_ops<rpma_fio::make, rpma_fio::make_gpspm_many>("librpma_gpspm_server");
+ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make, rpma_fio::make_gpspm_many>(
+	"librpma_gpspm_server");

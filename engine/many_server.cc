@@ -162,9 +162,11 @@ int ManyServer::serve()
 	}
 	unsigned failed = 0;
 	int err = 0;
-	for (const Peer &p : peers_)
-		if (p.state == State::Failed && !failed++)
-			err = p.err;
+	for (size_t k = 0; k < accepted_; k++)
+		if (peers_[k].state == State::Failed && !failed++)
+			err = peers_[k].err;
+	if (gave_up_ && !failed)
+		return job_failed(td_, ETIMEDOUT, "accept");
 	if (!failed)
 		return 0;
 	report(td_, "%u of %u clients of %s:%s failed (named above); the others ended their runs",
@@ -174,10 +176,10 @@ int ManyServer::serve()
 
 bool ManyServer::finished() const
 {
-	if (accepted_ < peers_.size())
+	if (accepted_ < peers_.size() && !gave_up_)
 		return false;
-	for (const Peer &p : peers_)
-		if (p.live())
+	for (size_t k = 0; k < accepted_; k++)
+		if (peers_[k].live())
 			return false;
 	return true;
 }
@@ -300,7 +302,8 @@ int ManyServer::take_completions(Peer &p)
 						     rpma_utils_conn_event_2str(ev));
 					}
 				} else {
-					lose(p, ETIMEDOUT, "stopped answering (%s): it or the network is gone",
+					lose(p, ETIMEDOUT,
+					     "stopped answering (%s): it or the network is gone",
 					     ibv_wc_status_str(wc[i].status));
 				}
 			}
@@ -314,11 +317,13 @@ int ManyServer::checks()
 		return 1;
 	const auto now = Clock::now();
 	const Options &o = options_of(td_);
-	if (ep_ && td_->o.timeout && now - listening_since_ > std::chrono::microseconds(td_->o.timeout)) {
+	if (ep_ && td_->o.timeout &&
+	    now - listening_since_ > std::chrono::microseconds(td_->o.timeout)) {
+		// those that came are served to their end; the job fails then
 		report(td_, "%zu of %u clients connected to %s:%s within runtime=%llus", accepted_,
 		       clients(), o.serverip, port_.c_str(), td_->o.timeout / 1000000);
 		stop_listening();
-		return job_failed(td_, ETIMEDOUT, "accept");
+		gave_up_ = true;
 	}
 	for (Peer &p : peers_)
 		if (check_liveness(p, now))
@@ -344,9 +349,10 @@ int ManyServer::check_liveness(Peer &p, Clock::time_point now)
 			lose(p, ETIMEDOUT,
 			     "stopped answering (no answer to a probe for %lld s): it or the "
 			     "network is gone",
-			     static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(
-							    PROBE_ANSWER_TIMEOUT)
-							    .count()));
+			     static_cast<long long>(
+				     std::chrono::duration_cast<std::chrono::seconds>(
+					     PROBE_ANSWER_TIMEOUT)
+					     .count()));
 		return 0;
 	}
 	uint64_t signs = signs_of(p);

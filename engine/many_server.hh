@@ -44,8 +44,8 @@ protected:
 		int event_fd = -1, cq_fd = -1;
 		uint32_t qp = 0;
 		State state = State::Connecting;
-		std::string name; // for messages: "client K of N (ADDR:PORT)"
-		int err = 0;      // why it failed (errno)
+		std::string name;          // for messages: "client K of N (ADDR:PORT)"
+		int err = 0;               // why it failed (errno)
 		Clock::time_point since{}; // connecting since, or quiet since
 		// the liveness probe (Server::liveness_check, one per client)
 		uint64_t signs = 0;
@@ -113,7 +113,8 @@ private:
 	ibv_context *dev_ = nullptr;
 	rpma_ep *ep_ = nullptr;
 	std::string port_;
-	size_t accepted_ = 0; // connection requests taken
+	size_t accepted_ = 0;  // connection requests taken
+	bool gave_up_ = false; // runtime= passed before all came
 	unsigned wakes_ = 0;
 	Clock::time_point listening_since_{};
 };

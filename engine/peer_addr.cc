@@ -107,9 +107,9 @@ std::string peer_address(ibv_context *dev, uint32_t qp)
 					done = true;
 					break;
 				}
-				std::span<const uint8_t> attrs(
-					static_cast<const uint8_t *>(NLMSG_DATA(h)),
-					h->nlmsg_len - NLMSG_HDRLEN);
+				std::span<const uint8_t> attrs(static_cast<const uint8_t *>(
+								       NLMSG_DATA(h)),
+							       h->nlmsg_len - NLMSG_HDRLEN);
 				each_attr(attrs, [&](int type, std::span<const uint8_t> table) {
 					if (type != RDMA_NLDEV_ATTR_RES_CM_ID)
 						return;

@@ -87,7 +87,8 @@ many_memory() {
 # it writes a pattern of its own, which must then fill one of the four
 # regions of the server (on the Device DAX).
 many_mixed() {
-	local kind=$1 name=interop-$kind-clients4-mixed crc src i status=() pids=() patterns=()
+	local kind=$1 name crc src i status=() pids=() patterns=()
+	name=interop-$kind-clients4-mixed
 	begin_case "$name"
 	local server_args=(--clients=4 --filename=malloc --size=2m --iodepth=4)
 	local ours=(--numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=2m
@@ -144,6 +145,34 @@ many_mixed() {
 	fi
 }
 
+# many_too_few: a server of clients=2 with runtime= gets one client: it
+# serves that one to its end, then fails saying how many came
+many_too_few() {
+	local name=apm-clients2-one-came crc src
+	begin_case "$name"
+	fio_server apm --clients=2 --filename=malloc --size=1m --runtime=20
+	fio_client apm --port_per_job=0 --rw=randwrite --bs=4k --size=1m --verify=crc32c
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	expect "$name" "client $crc (0), server $src (not 0) saying that 1 of 2 clients came" \
+		eval '((crc == 0 && src != 0)) && has server "1 of 2 clients connected to $ip:$port within runtime=20s"'
+}
+
+# many_port_mismatch: port_per_job=0 with numjobs=2 against a server of
+# clients=1: the first job is served, the second finds nobody listening
+many_port_mismatch() {
+	local name=apm-port-per-job-0-against-clients1 crc src
+	begin_case "$name"
+	fio_server apm --filename=malloc --size=1m
+	fio_client apm --numjobs=2 --port_per_job=0 --rw=write --bs=4k --size=1m --connect_timeout=5
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	expect "$name" "client $crc (not 0: its second job), server $src (0); the client says nobody listens at $ip:$port" \
+		eval '((crc != 0 && src == 0)) && has client "$ip:$port"'
+}
+
 # make check: ours alone
 many_cases() {
 	many_case apm 1
@@ -151,4 +180,6 @@ many_cases() {
 	many_case gpspm 0
 	many_lost_client gpspm
 	many_memory
+	many_too_few
+	many_port_mismatch
 }
