@@ -209,14 +209,15 @@ private:
 	int answer_backlog()
 	{
 		size_t kept = 0;
-		for (size_t i = 0; i < backlog_.size(); i++) {
-			Peer &p = peer(backlog_[i]);
-			Client &c = c_[backlog_[i]];
+		// kept never passes the one read: the list shrinks in place
+		for (const size_t k : backlog_) {
+			Peer &p = peer(k);
+			Client &c = c_[k];
 			while (p.live() && !c.waiting.empty() &&
 			       answer(p, c, c.waiting.front()) == 0)
 				c.waiting.pop();
 			if (p.live() && !c.waiting.empty())
-				backlog_[kept++] = backlog_[i];
+				backlog_[kept++] = k;
 			else
 				c.queued = false;
 		}
