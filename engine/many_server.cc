@@ -99,18 +99,10 @@ int ManyServer::accept_one()
 {
 	if (before_accept(accepted_))
 		return 1;
-	rpma_conn_cfg *cfg;
-	int ret = rpma_conn_cfg_new(&cfg);
-	if (ret)
-		return rpma_failed(td_, "rpma_conn_cfg_new", ret);
-	configure(cfg);
 	rpma_conn_req *req;
-	ret = rpma_ep_next_conn_req(ep_, cfg, &req);
-	rpma_conn_cfg_delete(&cfg);
-	if (ret == RPMA_E_NO_EVENT)
-		return 0;
+	int ret = next_request(ep_, &req);
 	if (ret)
-		return rpma_failed(td_, "rpma_ep_next_conn_req", ret);
+		return ret == RPMA_E_NO_EVENT ? 0 : ret;
 	const size_t k = accepted_++;
 	Peer &p = peers_[k];
 	char name[96];

@@ -219,18 +219,27 @@ int Server::wait_for_client(rpma_ep *ep)
 	return 0;
 }
 
-int Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
+int Server::next_request(rpma_ep *ep, rpma_conn_req **req)
 {
 	rpma_conn_cfg *cfg;
 	int ret = rpma_conn_cfg_new(&cfg);
 	if (ret)
 		return rpma_failed(td_, "rpma_conn_cfg_new", ret);
 	configure(cfg);
-	rpma_conn_req *req;
-	ret = rpma_ep_next_conn_req(ep, cfg, &req);
+	ret = rpma_ep_next_conn_req(ep, cfg, req);
 	rpma_conn_cfg_delete(&cfg);
+	if (ret == RPMA_E_NO_EVENT)
+		return ret;
+	return ret ? rpma_failed(td_, "rpma_ep_next_conn_req", ret) : 0;
+}
+
+int Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
+{
+	rpma_conn_req *req;
+	int ret = next_request(ep, &req);
 	if (ret)
-		return rpma_failed(td_, "rpma_ep_next_conn_req", ret);
+		return ret == RPMA_E_NO_EVENT ? rpma_failed(td_, "rpma_ep_next_conn_req", ret)
+					      : ret;
 	if ((ret = accepting(req))) {
 		rpma_conn_req_delete(&req);
 		return ret;

@@ -49,6 +49,10 @@ protected:
 	// 1 after reporting.
 	int register_memory(size_t offset, size_t len, rpma_mr_local **mr);
 
+	// The next connection request on ep, its queues as configure() says:
+	// 0, RPMA_E_NO_EVENT if none came after all, or 1 after reporting.
+	int next_request(rpma_ep *ep, rpma_conn_req **req);
+
 	// Receives the flavour posts before accepting (max_msg_num).
 	virtual uint16_t msg_slots() const { return 0; }
 	// Queues of the connection; called before the connection exists.

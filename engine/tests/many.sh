@@ -28,7 +28,7 @@ many_lost_client() {
 	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
 		--time_based --runtime=15 --verify=crc32c
 	local survivor=$FIO_PID end=$((SECONDS + 120))
-	until (($(rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $ip:$port ") == 2)); do
+	until (($(server_connections) == 2)); do
 		((SECONDS < end)) && kill -0 "$survivor" 2>/dev/null || break
 		sleep 0.2
 	done
@@ -47,38 +47,14 @@ many_lost_client() {
 }
 
 # many_memory: what a GPSPM server of clients=4 grows by, per connection,
-# once its 4 clients are connected (as gpspm_server_memory measures one):
-# its share of the shared receive queue's messages (a 512-byte receive and
-# a 16-byte send room per slot: 33 KiB at iodepth=64), the queues' rings
-# and bookkeeping.
+# once its 4 clients are connected (server_memory, safety.sh): its share of
+# the shared receive queue's messages (a 512-byte receive and a 16-byte
+# send room per slot: 33 KiB at iodepth=64), the queues' rings and
+# bookkeeping.
 many_memory() {
-	local name=gpspm-clients4-server-memory a0 a1='' crc src bound=56 end per
-	begin_case "$name"
-	fio_server gpspm --clients=4 --filename=malloc --size=1m --iodepth=64 --busy_wait_polling=0
-	if ! server_listens 60; then
-		fail "$name" "the server does not listen"
-		kill "$SERVER_PID" 2>/dev/null
-		return
-	fi
-	a0=$(anon_kb "$SERVER_PID")
-	fio_start client gpspm --numjobs=4 --port_per_job=0 --rw=write --bs=4k --iodepth=16 \
-		--size=1m --time_based --runtime=15 --busy_wait_polling=0
-	end=$((SECONDS + 120))
-	while ((SECONDS < end)) && kill -0 "$FIO_PID" 2>/dev/null; do
-		if (($(rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $ip:$port ") == 4)); then
-			a1=$(anon_kb "$SERVER_PID")
-			break
-		fi
-		sleep 0.2
-	done
-	wait_exit "$FIO_PID" 120
-	crc=$?
-	wait_exit "$SERVER_PID" 30
-	src=$?
-	per=$(((${a1:-0} - a0) / 4))
-	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB with 4 connected: $per kB each"
-	expect "$name" "client $crc, server $src; grew by $per kB per connection (at most $bound)" \
-		eval '((crc == 0 && src == 0)) && [[ -n $a1 ]] && ((per <= bound))'
+	server_memory gpspm-clients4-server-memory 4 \
+		"--clients=4 --filename=malloc --size=1m --iodepth=64 --busy_wait_polling=0" \
+		"--port_per_job=0 --rw=write --bs=4k --iodepth=16 --size=1m --time_based --runtime=15 --busy_wait_polling=0"
 }
 
 # many_mixed KIND: a server of clients=4 serves two jobs of ours (one fio,
