@@ -72,6 +72,32 @@ std::string match(std::span<const uint8_t> entry, uint32_t qp)
 
 }
 
+std::string peer_in_dump(std::span<const uint8_t> msgs, uint32_t qp, bool *done)
+{
+	std::string found;
+	while (found.empty() && msgs.size() >= sizeof(nlmsghdr)) {
+		nlmsghdr h;
+		std::memcpy(&h, msgs.data(), sizeof(h));
+		if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > msgs.size())
+			break;
+		if (h.nlmsg_type == NLMSG_DONE || h.nlmsg_type == NLMSG_ERROR) {
+			*done = true;
+			break;
+		}
+		each_attr(msgs.subspan(NLMSG_HDRLEN, h.nlmsg_len - NLMSG_HDRLEN),
+			  [&](int type, std::span<const uint8_t> table) {
+				  if (type != RDMA_NLDEV_ATTR_RES_CM_ID)
+					  return;
+				  each_attr(table, [&](int t, std::span<const uint8_t> e) {
+					  if (t == RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY && found.empty())
+						  found = match(e, qp);
+				  });
+			  });
+		msgs = msgs.subspan(std::min<size_t>(NLMSG_ALIGN(h.nlmsg_len), msgs.size()));
+	}
+	return found;
+}
+
 std::string peer_address(ibv_context *dev, uint32_t qp)
 {
 	int index = dev ? ibv_get_device_index(dev->device) : -1;
@@ -96,30 +122,16 @@ std::string peer_address(ibv_context *dev, uint32_t qp)
 	if (send(fd, &req, sizeof(req), 0) == static_cast<ssize_t>(sizeof(req))) {
 		std::vector<uint8_t> buf(BUF_SIZE);
 		bool done = false;
+		// the rest of the dump is read even after a match: the socket
+		// goes with it
 		while (!done) {
 			ssize_t n = recv(fd, buf.data(), buf.size(), 0);
 			if (n <= 0)
 				break;
-			size_t left = static_cast<size_t>(n);
-			for (auto *h = reinterpret_cast<nlmsghdr *>(buf.data()); NLMSG_OK(h, left);
-			     h = NLMSG_NEXT(h, left)) {
-				if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
-					done = true;
-					break;
-				}
-				std::span<const uint8_t> attrs(static_cast<const uint8_t *>(
-								       NLMSG_DATA(h)),
-							       h->nlmsg_len - NLMSG_HDRLEN);
-				each_attr(attrs, [&](int type, std::span<const uint8_t> table) {
-					if (type != RDMA_NLDEV_ATTR_RES_CM_ID)
-						return;
-					each_attr(table, [&](int t, std::span<const uint8_t> e) {
-						if (t == RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY &&
-						    found.empty())
-							found = match(e, qp);
-					});
-				});
-			}
+			std::string got = peer_in_dump({buf.data(), static_cast<size_t>(n)}, qp,
+						       &done);
+			if (found.empty())
+				found = got;
 		}
 	}
 	close(fd);
