@@ -24,7 +24,7 @@ class ApmClient final : public Client {
 		return {sq, 1, sq};
 	}
 
-	int connected(const Workspace &ws) override
+	Result connected(const Workspace &ws) override
 	{
 		int usage;
 		rpma_mr_remote_get_flush_type(remote_, &usage);
@@ -46,7 +46,7 @@ class ApmClient final : public Client {
 				     "writes visible, not persistent\n",
 				     td_->io_ops->name);
 			type_ = RPMA_FLUSH_TYPE_VISIBILITY;
-			return 0;
+			return Result::DONE;
 		}
 		report(td_, "the server's memory can be flushed neither to "
 			    "persistence nor to visibility");
@@ -54,7 +54,7 @@ class ApmClient final : public Client {
 	}
 
 	// The server said its PMem is written directly: let librpma believe it.
-	int trust_direct_write()
+	Result trust_direct_write()
 	{
 		rpma_peer_cfg *pcfg;
 		int ret = rpma_peer_cfg_new(&pcfg);
@@ -66,18 +66,18 @@ class ApmClient final : public Client {
 		if (ret)
 			return rpma_failed(td_, "rpma_conn_apply_remote_peer_cfg", ret);
 		type_ = RPMA_FLUSH_TYPE_PERSISTENT;
-		return 0;
+		return Result::DONE;
 	}
 
-	int post_flush(const Flush &f) override
+	Result post_flush(const Flush &f) override
 	{
 		int ret = rpma_flush(conn_, remote_, f.offset, f.length, type_,
 				     RPMA_F_COMPLETION_ALWAYS,
 				     reinterpret_cast<const void *>(f.token));
-		return ret ? -rpma_failed(td_, "rpma_flush", ret) : 0;
+		return ret ? rpma_failed(td_, "rpma_flush", ret) : Result::DONE;
 	}
 
-	int message_completion(const ibv_wc &wc, uint64_t *) override
+	Result message_completion(const ibv_wc &wc, uint64_t *) override
 	{
 		report(td_, "unexpected completion (opcode %d)", wc.opcode);
 		return job_failed(td_, EPROTO, "completion");

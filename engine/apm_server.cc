@@ -11,7 +11,7 @@ namespace rpma_fio {
 namespace {
 
 class ApmServer final : public Server {
-	int serve() override
+	Result serve() override
 	{
 		rpma_cq *cq;
 		int ret = rpma_conn_get_cq(conn_, &cq);
@@ -19,17 +19,18 @@ class ApmServer final : public Server {
 			return rpma_failed(td_, "rpma_conn_get_cq", ret);
 		for (;;) {
 			rpma_conn_event ev;
-			ret = next_conn_event(conn_, POLL_MS, &ev);
-			if (ret == 1) {
+			const Result r = next_conn_event(td_, conn_, POLL_MS, &ev);
+			if (r == Result::RETRY) {
 				if (td_->terminate)
-					return 0;
+					return Result::DONE;
 				// the client sends nothing: every quiet moment counts
-				if (link_check() || poll_probe(cq, true) || liveness_check(0))
-					return 1;
+				if (failed(link_check()) || failed(poll_probe(cq, true)) ||
+				    failed(liveness_check(0)))
+					return Result::FAILED;
 				continue;
 			}
-			if (ret)
-				return rpma_failed(td_, "rpma_conn_next_event", ret);
+			if (failed(r))
+				return r;
 			// no end-of-run message in APM: a disconnect is the end
 			return connection_ended(ev, true);
 		}

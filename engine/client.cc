@@ -31,14 +31,6 @@ const void *ctx(uint64_t token)
 constexpr uint64_t SYNC_TOKEN = 1;
 
 constexpr auto RETRY_PAUSE = std::chrono::milliseconds(250);
-constexpr int GOODBYE_TIMEOUT_MS = 5000;
-// How long a connect may stay unanswered beyond connect_timeout.
-constexpr int ANSWER_TIMEOUT_MS = 10000;
-// Operations in flight and not one completion for this long: the server or
-// the path to it is gone without a word (a powered-off server; a responder
-// that drops what it cannot execute), and Soft-RoCE does not always end the
-// operations with an error of its own. Far above any retransmission time.
-constexpr auto STALL_TIMEOUT = std::chrono::seconds(30);
 
 }
 
@@ -66,21 +58,21 @@ int Client::init(thread_data *td, std::unique_ptr<Client> (*make)())
 	if (td_trim(td)) {
 		report(td, "trim is not supported (rw=%s)",
 		       ddir_str(static_cast<td_ddir>(td->o.td_ddir)));
-		return job_failed(td, EINVAL, "Not supported mode.");
+		return fio_status(job_failed(td, EINVAL, "Not supported mode."));
 	}
 	setup_rpma_logging();
 	std::unique_ptr<Client> c = make();
 	c->td_ = td;
 	c->busy_poll_ = options_of(td).busy_wait_polling;
-	if (int ret = c->connect())
-		return ret;
+	if (Result r = c->connect(); r != Result::DONE)
+		return fio_status(r);
 	td->io_ops_data = c.release();
 	return 0;
 }
 
 // Connects to serverip:port, retrying while nobody listens there yet (the
 // server may still be starting) for up to connect_timeout seconds.
-int Client::connect()
+Result Client::connect()
 {
 	const Options &o = options_of(td_);
 	if (!o.serverip || !*o.serverip) {
@@ -104,6 +96,7 @@ int Client::connect()
 	rpma_conn_cfg *cfg;
 	if ((ret = rpma_conn_cfg_new(&cfg)))
 		return rpma_failed(td_, "rpma_conn_cfg_new", ret);
+	Result res = Result::DONE;
 	QueueSizes q = queue_sizes(td_->o.iodepth);
 	rpma_conn_cfg_set_sq_size(cfg, q.sq);
 	rpma_conn_cfg_set_rq_size(cfg, q.rq);
@@ -115,35 +108,30 @@ int Client::connect()
 	for (;;) {
 		rpma_conn_req *req;
 		if ((ret = rpma_conn_req_new(peer_, o.serverip, port.c_str(), cfg, &req))) {
-			rpma_failed(td_, "rpma_conn_req_new", ret);
+			res = rpma_failed(td_, "rpma_conn_req_new", ret);
 			break;
 		}
 		if ((ret = rpma_conn_req_connect(&req, nullptr, &conn_))) {
-			rpma_failed(td_, "rpma_conn_req_connect", ret);
+			res = rpma_failed(td_, "rpma_conn_req_connect", ret);
 			break;
 		}
 		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-		ret = next_conn_event(conn_, ms_left(deadline) + ANSWER_TIMEOUT_MS, &ev);
-		if (ret == 1) {
+		res = next_conn_event(td_, conn_, ms_left(deadline) + HANDSHAKE_TIMEOUT_MS, &ev);
+		if (res == Result::RETRY) {
 			report(td_, "%s:%s does not answer", o.serverip, port.c_str());
-			job_failed(td_, ETIMEDOUT, "connect");
-			break;
+			res = job_failed(td_, ETIMEDOUT, "connect");
 		}
-		if (ret) {
-			rpma_failed(td_, "rpma_conn_next_event", ret);
-			break;
-		}
-		if (ev == RPMA_CONN_ESTABLISHED)
+		if (res != Result::DONE || ev == RPMA_CONN_ESTABLISHED)
 			break;
 		rpma_conn_delete(&conn_);
 		if (ev != RPMA_CONN_REJECTED && ev != RPMA_CONN_UNREACHABLE) {
 			report(td_, "connecting to %s:%s: %s", o.serverip, port.c_str(),
 			       rpma_utils_conn_event_2str(ev));
-			ret = job_failed(td_, ECONNREFUSED, "connect");
+			res = job_failed(td_, ECONNREFUSED, "connect");
 			break;
 		}
 		if (td_->terminate) {
-			ret = job_failed(td_, EINTR, "connect");
+			res = job_failed(td_, EINTR, "connect");
 			break;
 		}
 		if (ms_left(deadline) == 0) {
@@ -151,7 +139,7 @@ int Client::connect()
 			       "no server listens at %s:%s (gave up after %u s; "
 			       "connect_timeout= sets how long to wait)",
 			       o.serverip, port.c_str(), o.connect_timeout);
-			ret = job_failed(td_, ECONNREFUSED, "connect");
+			res = job_failed(td_, ECONNREFUSED, "connect");
 			break;
 		}
 		if (!waiting_told) {
@@ -164,8 +152,8 @@ int Client::connect()
 			std::min<Clock::duration>(RETRY_PAUSE, deadline - Clock::now()));
 	}
 	rpma_conn_cfg_delete(&cfg);
-	if (ret)
-		return ret;
+	if (res != Result::DONE)
+		return res;
 	if (waiting_told)
 		note("%s[%u]: connected after %.1f s\n", td_->io_ops->name, td_->thread_number,
 		     std::chrono::duration<double>(Clock::now() - start).count());
@@ -200,7 +188,7 @@ int Client::post_init(thread_data *td)
 	c->local_base_ = td->orig_buffer;
 	int ret = rpma_mr_reg(c->peer_, td->orig_buffer, td->orig_buffer_size,
 			      RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC, &c->local_);
-	return ret ? rpma_failed(td, "rpma_mr_reg", ret) : 0;
+	return ret ? fio_status(rpma_failed(td, "rpma_mr_reg", ret)) : 0;
 }
 
 // The server's region is the "file". fio sizes files before init when
@@ -214,7 +202,7 @@ int Client::get_file_size(thread_data *td, fio_file *f)
 	else {
 		report(td, "the size of the server's memory is known only once "
 			   "connected: set size= or create_serialize=0");
-		return job_failed(td, EINVAL, "get_file_size");
+		return fio_status(job_failed(td, EINVAL, "get_file_size"));
 	}
 	fio_file_set_size_known(f);
 	return 0;
@@ -233,7 +221,7 @@ int Client::open_file(thread_data *td, fio_file *f)
 		       "the server a larger size=",
 		       (unsigned long long)f->file_offset, (unsigned long long)f->io_size,
 		       (unsigned long long)c->remote_size_);
-		return job_failed(td, EINVAL, "open_file");
+		return fio_status(job_failed(td, EINVAL, "open_file"));
 	}
 	return 0;
 }
@@ -263,7 +251,7 @@ fio_q_status Client::queue_async(io_u *u)
 // fio never queues more than iodepth
 fio_q_status Client::refuse(io_u *u)
 {
-	overflow();
+	(void)overflow();
 	u->error = EIO;
 	return FIO_Q_COMPLETED;
 }
@@ -276,7 +264,7 @@ fio_q_status Client::queue_sync(io_u *u)
 	if (fio_fill_issue_time(td_))
 		fio_gettime(&u->issue_time, nullptr);
 	io_u_mark_submit(td_, 1);
-	if (failed_ || run_sync(u)) [[unlikely]] {
+	if (failed_ || run_sync(u) != Result::DONE) [[unlikely]] {
 		abandon(); // nothing else is in flight, nothing to give back
 		u->error = EIO;
 	}
@@ -286,16 +274,17 @@ fio_q_status Client::queue_sync(io_u *u)
 
 // One I/O from post to completion, without the bookkeeping of I/Os in
 // flight (InFlight, the rings): one operation of it is signaled, and the
-// completion carrying its token ends it. 0, or nonzero once failed
-// (reported).
-int Client::run_sync(io_u *u)
+// completion carrying its token ends it.
+Result Client::run_sync(io_u *u)
 {
 	switch (u->ddir) {
 	case DDIR_READ:
-		return read(u, RPMA_F_COMPLETION_ALWAYS, SYNC_TOKEN) || sync_wait();
+		if (Result r = read(u, RPMA_F_COMPLETION_ALWAYS, SYNC_TOKEN); r != Result::DONE)
+			return r;
+		return sync_wait();
 	case DDIR_WRITE: {
-		if (int ret = write(u))
-			return ret;
+		if (Result r = write(u); r != Result::DONE)
+			return r;
 		// no branch: the empty range is [UINT64_MAX, 0)
 		sync_dirty_lo_ = std::min<uint64_t>(sync_dirty_lo_, u->offset);
 		sync_dirty_hi_ = std::max<uint64_t>(sync_dirty_hi_, u->offset + u->xfer_buflen);
@@ -305,36 +294,36 @@ int Client::run_sync(io_u *u)
 		const uint64_t lo = sync_dirty_lo_, hi = sync_dirty_hi_;
 		sync_dirty_lo_ = UINT64_MAX;
 		sync_dirty_hi_ = 0;
-		return lo >= hi ? 0 : sync_flush(lo, hi - lo);
+		return lo >= hi ? Result::DONE : sync_flush(lo, hi - lo);
 	}
 	}
 }
 
 // A GPSPM flush may have to wait for a send buffer: the SEND completion of
 // the previous request may come after its response.
-int Client::sync_flush(uint64_t offset, uint64_t length)
+Result Client::sync_flush(uint64_t offset, uint64_t length)
 {
-	int ret;
+	Result r;
 	uint64_t token;
-	while ((ret = post_flush({offset, length, SYNC_TOKEN})) == 1)
-		if ((ret = sync_poll(&token)))
-			return ret;
-	return ret ? ret : sync_wait();
+	while ((r = post_flush({offset, length, SYNC_TOKEN})) == Result::RETRY)
+		if ((r = sync_poll(&token)) != Result::DONE)
+			return r;
+	return r != Result::DONE ? r : sync_wait();
 }
 
 // Until the completion that carries a token.
-int Client::sync_wait()
+Result Client::sync_wait()
 {
 	uint64_t token = 0;
 	while (!token)
-		if (int ret = sync_poll(&token))
-			return ret;
-	return 0;
+		if (Result r = sync_poll(&token); r != Result::DONE)
+			return r;
+	return Result::DONE;
 }
 
 // Takes one completion, waiting for it: *token is what it carries (0: a
 // completion that ends no I/O, a SEND's).
-int Client::sync_poll(uint64_t *token)
+Result Client::sync_poll(uint64_t *token)
 {
 	for (;;) {
 		ibv_wc wc;
@@ -345,8 +334,8 @@ int Client::sync_poll(uint64_t *token)
 		}
 		if (ret != RPMA_E_NO_COMPLETION)
 			return rpma_failed(td_, "rpma_cq_get_wc", ret);
-		if (int idle_ret = idle(1))
-			return idle_ret;
+		if (Result r = idle(1); r != Result::DONE)
+			return r;
 	}
 }
 
@@ -389,130 +378,127 @@ int Client::commit(thread_data *td)
 size_t Client::post(io_u *const *batch, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int ret;
+		Result r;
 		switch (batch[i]->ddir) {
 		case DDIR_READ:
 			// a run of reads completes as one: only its last is signaled
-			ret = post_read(batch[i], i + 1 == n || batch[i + 1]->ddir != DDIR_READ);
+			r = post_read(batch[i], i + 1 == n || batch[i + 1]->ddir != DDIR_READ);
 			break;
 		case DDIR_WRITE:
-			ret = post_write(batch[i]);
+			r = post_write(batch[i]);
 			break;
 		default: // fsync, fdatasync, sync_file_range
-			ret = post_sync(batch[i]);
+			r = post_sync(batch[i]);
 			break;
 		}
-		if (ret)
+		if (r != Result::DONE)
 			return i;
 	}
 	return n;
 }
 
 // fio never has more than iodepth io_us out, which is what InFlight holds
-int Client::overflow()
+Result Client::overflow()
 {
 	report(td_, "more io_us in flight than iodepth=%u", td_->o.iodepth);
 	return job_failed(td_, EOVERFLOW, "queue");
 }
 
-int Client::read(io_u *u, int flags, uint64_t token)
+Result Client::read(io_u *u, int flags, uint64_t token)
 {
 	int ret = rpma_read(conn_, local_, static_cast<char *>(u->xfer_buf) - local_base_, remote_,
 			    u->offset, u->xfer_buflen, flags, ctx(token));
-	return ret ? rpma_failed(td_, "rpma_read", ret) : 0;
+	return ret ? rpma_failed(td_, "rpma_read", ret) : Result::DONE;
 }
 
 // Never signaled: the flush after it is.
-int Client::write(io_u *u)
+Result Client::write(io_u *u)
 {
 	int ret = rpma_write(conn_, remote_, u->offset, local_,
 			     static_cast<char *>(u->xfer_buf) - local_base_, u->xfer_buflen,
 			     RPMA_F_COMPLETION_ON_ERROR, nullptr);
-	return ret ? rpma_failed(td_, "rpma_write", ret) : 0;
+	return ret ? rpma_failed(td_, "rpma_write", ret) : Result::DONE;
 }
 
 // Each io_u is added to inflight_ only once its work request is out. One
 // that fits no more is not added: commit() gives it back with the io_us
 // not posted, once the queue pair that holds its request is gone.
-int Client::post_read(io_u *u, bool signaled)
+Result Client::post_read(io_u *u, bool signaled)
 {
-	if (int ret = read(u, signaled ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR,
-			   inflight_.next_read_token()))
-		return ret;
-	return inflight_.add_read(u) ? 0 : overflow();
+	if (Result r = read(u, signaled ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR,
+			    inflight_.next_read_token());
+	    r != Result::DONE)
+		return r;
+	return inflight_.add_read(u) ? Result::DONE : overflow();
 }
 
-int Client::post_write(io_u *u)
+Result Client::post_write(io_u *u)
 {
-	if (int ret = write(u))
-		return ret;
-	return inflight_.add_write(u, u->offset, u->xfer_buflen) ? 0 : overflow();
+	if (Result r = write(u); r != Result::DONE)
+		return r;
+	return inflight_.add_write(u, u->offset, u->xfer_buflen) ? Result::DONE : overflow();
 }
 
-int Client::post_sync(io_u *u)
+Result Client::post_sync(io_u *u)
 {
-	return inflight_.add_sync(u) ? 0 : overflow();
+	return inflight_.add_sync(u) ? Result::DONE : overflow();
 }
 
-int Client::post_flushes()
+// As many as may go out now: DONE, or FAILED.
+Result Client::post_flushes()
 {
 	while (inflight_.flush_waiting()) {
-		int ret = post_flush(inflight_.next_flush());
-		if (ret == 1)
-			return 0;
-		if (ret)
-			return ret;
+		Result r = post_flush(inflight_.next_flush());
+		if (r == Result::RETRY)
+			return Result::DONE;
+		if (r != Result::DONE)
+			return r;
 		inflight_.flush_posted();
 	}
-	return 0;
+	return Result::DONE;
 }
 
-int Client::poll_once()
-{
-	return poll_batch();
-}
-
-int Client::poll_batch()
+Result Client::poll_batch()
 {
 	ibv_wc wc[WC_BATCH];
 	int got = 0;
 	int ret = rpma_cq_get_wc(cq_, WC_BATCH, wc, &got);
 	if (ret == RPMA_E_NO_COMPLETION)
-		return ret;
+		return Result::RETRY;
 	if (ret)
 		return rpma_failed(td_, "rpma_cq_get_wc", ret);
 	for (int i = 0; i < got; i++)
-		if ((ret = handle(wc[i])))
-			return ret;
+		if (Result r = handle(wc[i]); r != Result::DONE)
+			return r;
 	completions_ += got;
-	return 0;
+	return Result::DONE;
 }
 
 // Called only when idle (nothing completed): the clock is read off the data
 // path.
-int Client::stall_check(size_t in_flight)
+Result Client::stall_check(size_t in_flight)
 {
 	const auto now = Clock::now();
 	// the first idle moment, or progress since the last one, starts the clock
 	if (completions_ != stall_mark_ || in_flight == 0 || stall_since_ == Clock::time_point{}) {
 		stall_mark_ = completions_;
 		stall_since_ = now;
-		return 0;
+		return Result::DONE;
 	}
-	if (now - stall_since_ < STALL_TIMEOUT)
-		return 0;
+	if (now - stall_since_ < OPERATION_TIMEOUT)
+		return Result::DONE;
 	report(td_,
 	       "no completion from %s for %lld s with %zu operations in flight: "
 	       "the server or the network is gone",
 	       options_of(td_).serverip,
 	       static_cast<long long>(
-		       std::chrono::duration_cast<std::chrono::seconds>(STALL_TIMEOUT).count()),
+		       std::chrono::duration_cast<std::chrono::seconds>(OPERATION_TIMEOUT).count()),
 	       in_flight);
 	return job_failed(td_, ETIMEDOUT, "completion");
 }
 
 // *token: the token of the I/Os a successful completion ends, or 0.
-int Client::completion_token(const ibv_wc &wc, uint64_t *token)
+Result Client::completion_token(const ibv_wc &wc, uint64_t *token)
 {
 	if (wc.status != IBV_WC_SUCCESS) [[unlikely]] {
 		report(td_,
@@ -524,35 +510,33 @@ int Client::completion_token(const ibv_wc &wc, uint64_t *token)
 	if (wc.opcode == IBV_WC_SEND || (wc.opcode & IBV_WC_RECV))
 		return message_completion(wc, token);
 	*token = wc.wr_id; // a read, or a write's flush
-	return 0;
+	return Result::DONE;
 }
 
-int Client::handle(const ibv_wc &wc)
+Result Client::handle(const ibv_wc &wc)
 {
 	uint64_t token;
-	if (int ret = completion_token(wc, &token))
-		return ret;
+	if (Result r = completion_token(wc, &token); r != Result::DONE)
+		return r;
 	if (token)
 		inflight_.complete(token);
-	return 0;
+	return Result::DONE;
 }
 
-int Client::connection_check()
+Result Client::connection_check()
 {
 	rpma_conn_event ev;
-	int ret = next_conn_event(conn_, 0, &ev);
-	if (ret == 1)
-		return 0;
-	if (ret)
-		return rpma_failed(td_, "rpma_conn_next_event", ret);
+	Result r = next_conn_event(td_, conn_, 0, &ev);
+	if (r != Result::DONE)
+		return r == Result::RETRY ? Result::DONE : r;
 	report(td_, "the server ended the connection (%s)", rpma_utils_conn_event_2str(ev));
 	return job_failed(td_, ECONNRESET, "connection");
 }
 
-int Client::link_check(size_t in_flight)
+Result Client::link_check(size_t in_flight)
 {
 	if (!link_.down())
-		return 0;
+		return Result::DONE;
 	report(td_,
 	       "the RDMA link to %s went down (its port is not active); %zu "
 	       "operations will never complete",
@@ -561,23 +545,23 @@ int Client::link_check(size_t in_flight)
 }
 
 // Sleeps until the completion channel or the connection has news.
-int Client::wait_for_completions()
+Result Client::wait_for_completions()
 {
 	int cq_fd, ev_fd;
 	rpma_cq_get_fd(cq_, &cq_fd);
 	rpma_conn_get_event_fd(conn_, &ev_fd);
 	pollfd fds[2] = {{cq_fd, POLLIN, 0}, {ev_fd, POLLIN, 0}};
 	if (poll(fds, 2, 1000) <= 0)
-		return 0;
+		return Result::DONE;
 	if (fds[1].revents)
-		if (int ret = connection_check())
-			return ret;
+		if (Result r = connection_check(); r != Result::DONE)
+			return r;
 	if (fds[0].revents) {
 		int ret = rpma_cq_wait(cq_); // acks the event and re-arms
 		if (ret && ret != RPMA_E_NO_COMPLETION)
 			return rpma_failed(td_, "rpma_cq_wait", ret);
 	}
-	return 0;
+	return Result::DONE;
 }
 
 // Makes progress until at least min io_us are complete (one poll if 0 and
@@ -585,45 +569,45 @@ int Client::wait_for_completions()
 // nothing else in flight can complete): while completed io_us are left for
 // fio (which takes them one at a time by default, with
 // iodepth_batch_complete_max=1), the writes it commits meanwhile join the
-// next flush. Returns the number complete, or -1 once it failed (reported).
-int Client::reap(unsigned min)
+// next flush. DONE once min are complete, or FAILED.
+Result Client::reap(unsigned min)
 {
 	// at iodepth 1 always: a poll now could only come back empty
-	if (inflight_.completed() < min && inflight_.stalled() && post_flushes())
-		return -1;
+	if (inflight_.completed() < min && inflight_.stalled() && failed(post_flushes()))
+		return Result::FAILED;
 	for (;;) {
-		int ret = poll_batch();
-		if (failed(ret))
-			return -1;
+		const Result polled = poll_batch();
+		if (failed(polled))
+			return polled;
 		if (inflight_.completed() >= min)
-			break;
-		if (post_flushes())
-			return -1;
-		if (ret == 0)
+			return Result::DONE;
+		if (failed(post_flushes()))
+			return Result::FAILED;
+		if (polled == Result::DONE)
 			continue; // some completed, maybe more are waiting
-		if (idle(inflight_.size()))
-			return -1;
+		if (failed(idle(inflight_.size())))
+			return Result::FAILED;
 	}
-	return static_cast<int>(inflight_.completed());
 }
 
 // Nothing completed with `in_flight` operations out: sleep until something
 // may have (busy_wait_polling=0), and now and then check that the
-// connection and the link are up and that completions still come. Nonzero
-// once failed (reported).
+// connection and the link are up and that completions still come: DONE,
+// or FAILED.
 // Busy polling spins here: the checks are out of line.
-int Client::idle(size_t in_flight)
+Result Client::idle(size_t in_flight)
 {
 	if (busy_poll_ && ++idle_polls_ % EVENT_CHECK_INTERVAL != 0) [[likely]]
-		return 0;
+		return Result::DONE;
 	return idle_checks(in_flight);
 }
 
-int Client::idle_checks(size_t in_flight)
+Result Client::idle_checks(size_t in_flight)
 {
-	if (!busy_poll_)
-		return wait_for_completions() || link_check(in_flight) || stall_check(in_flight);
-	return connection_check() || link_check(in_flight) || stall_check(in_flight);
+	if (failed(busy_poll_ ? connection_check() : wait_for_completions()) ||
+	    failed(link_check(in_flight)) || failed(stall_check(in_flight)))
+		return Result::FAILED;
+	return Result::DONE;
 }
 
 int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespec *)
@@ -634,14 +618,14 @@ int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespe
 	// the rest out of line, so that this path needs no frame.
 	const size_t done = c->inflight_.completed();
 	if (done == 0 || done < min)
-		return c->wait_for(min, max);
+		return c->getevents_wait(min, max);
 	return static_cast<int>(c->inflight_.hand_out(max));
 }
 
 // getevents() with fewer than min io_us complete.
-int Client::wait_for(unsigned min, unsigned max)
+int Client::getevents_wait(unsigned min, unsigned max)
 {
-	if (!failed_ && reap(min) < 0) [[unlikely]] {
+	if (!failed_ && failed(reap(min))) [[unlikely]] {
 		abandon(); // fio asks for them on its way out
 		return -EIO;
 	}
@@ -682,13 +666,7 @@ void Client::end()
 	if (conn_ && !failed_) {
 		finish();
 		rpma_conn_disconnect(conn_);
-		// the server answers the disconnect; no answer in time is no reason
-		// to fail a finished job
-		const auto deadline = Clock::now() + std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
-		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-		while (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST &&
-		       next_conn_event(conn_, ms_left(deadline), &ev) == 0)
-			;
+		await_goodbye(conn_); // the server answers the disconnect
 	}
 	release_buffers();
 }

@@ -23,10 +23,12 @@
 #ifndef RPMA_ENGINE_CLIENT_HH
 #define RPMA_ENGINE_CLIENT_HH
 
+#include "compiler.hh"
 #include "fio.hh"
 #include "conn_events.hh"
 #include "inflight.hh"
 #include "link.hh"
+#include "result.hh"
 #include "workspace.hh"
 
 #include <librpma.h>
@@ -64,12 +66,12 @@ protected:
 	// Which writes may share one flush.
 	virtual InFlight::Merge flush_merge() const = 0;
 	// Called once connected; refuses a server it cannot work with.
-	virtual int connected(const Workspace &ws) = 0;
-	// 0: posted; 1: not now, retry once something completes; else < 0
-	virtual int post_flush(const Flush &flush) = 0;
+	virtual Result connected(const Workspace &ws) = 0;
+	// DONE: posted; RETRY: not now, retry once something completes
+	virtual Result post_flush(const Flush &flush) = 0;
 	// A successful completion that is not an RDMA read/write/flush: sets
 	// *token to the token of the flush it completes, if it does.
-	virtual int message_completion(const ibv_wc &wc, uint64_t *token) = 0;
+	virtual Result message_completion(const ibv_wc &wc, uint64_t *token) = 0;
 	// Before disconnecting after a good run: tell the server it is over.
 	virtual void finish() {}
 
@@ -77,13 +79,9 @@ protected:
 	// then writes into no memory registered for it.
 	void drop_connection();
 
-	// Polls for completions once, handling them: 0 if there were some,
-	// RPMA_E_NO_COMPLETION if not, anything else once failed (reported).
-	int poll_once();
-	static bool failed(int poll_ret)
-	{
-		return poll_ret != 0 && poll_ret != RPMA_E_NO_COMPLETION;
-	}
+	// Polls for completions once, handling them: DONE if there were some,
+	// RETRY if not.
+	Result poll_batch();
 
 	thread_data *td_;
 	rpma_peer *peer_ = nullptr;
@@ -93,39 +91,37 @@ protected:
 	uint64_t remote_size_ = 0;
 
 private:
-	int connect();
-	int check_server(const Workspace &ws);
-	[[gnu::always_inline]] inline size_t post(io_u *const *batch, size_t n);
+	Result connect();
+	RPMA_INLINE size_t post(io_u *const *batch, size_t n);
 	// The helpers of the per-I/O paths are inlined into them: their calls'
 	// register saves and restores cost as much as their work.
-	[[gnu::always_inline]] inline int read(io_u *u, int flags, uint64_t token);
-	[[gnu::always_inline]] inline int write(io_u *u);
-	[[gnu::always_inline]] inline int post_read(io_u *u, bool signaled);
-	[[gnu::always_inline]] inline int post_write(io_u *u);
-	[[gnu::always_inline]] inline int post_sync(io_u *u);
-	int post_flushes();
-	[[gnu::always_inline]] inline int completion_token(const ibv_wc &wc, uint64_t *token);
-	[[gnu::always_inline]] inline int handle(const ibv_wc &wc);
-	// poll_once(), inlined into reap()
-	[[gnu::always_inline]] inline int poll_batch();
-	int overflow();
+	RPMA_INLINE Result read(io_u *u, int flags, uint64_t token);
+	RPMA_INLINE Result write(io_u *u);
+	RPMA_INLINE Result post_read(io_u *u, bool signaled);
+	RPMA_INLINE Result post_write(io_u *u);
+	Result post_sync(io_u *u);
+	Result post_flushes();
+	RPMA_INLINE Result completion_token(const ibv_wc &wc, uint64_t *token);
+	RPMA_INLINE Result handle(const ibv_wc &wc);
+	Result overflow();
 	fio_q_status queue_sync(io_u *u);
 	// out of line, and the refusal out of the way: queue() and
 	// queue_async() then need no frame
-	[[gnu::noinline]] fio_q_status queue_async(io_u *u);
-	[[gnu::cold, gnu::noinline]] fio_q_status refuse(io_u *u);
-	[[gnu::always_inline]] inline int run_sync(io_u *u);
-	[[gnu::always_inline]] inline int sync_flush(uint64_t offset, uint64_t length);
-	[[gnu::always_inline]] inline int sync_poll(uint64_t *token);
-	[[gnu::always_inline]] inline int sync_wait();
-	int wait_for_completions();
-	[[gnu::always_inline]] inline int idle(size_t in_flight);
-	int idle_checks(size_t in_flight);
-	[[gnu::noinline]] int wait_for(unsigned min, unsigned max);
-	int reap(unsigned min);
-	int connection_check();
-	int link_check(size_t in_flight);
-	int stall_check(size_t in_flight);
+	RPMA_OUT_OF_LINE fio_q_status queue_async(io_u *u);
+	RPMA_COLD fio_q_status refuse(io_u *u);
+	RPMA_INLINE Result run_sync(io_u *u);
+	RPMA_INLINE Result sync_flush(uint64_t offset, uint64_t length);
+	RPMA_INLINE Result sync_poll(uint64_t *token);
+	RPMA_INLINE Result sync_wait();
+	Result wait_for_completions();
+	RPMA_INLINE Result idle(size_t in_flight);
+	Result idle_checks(size_t in_flight);
+	// the rest of getevents(), which returns what it returns
+	int getevents_wait(unsigned min, unsigned max);
+	Result reap(unsigned min);
+	Result connection_check();
+	Result link_check(size_t in_flight);
+	Result stall_check(size_t in_flight);
 	// Destroys the queue pair, then deregisters fio's buffers.
 	void release_buffers();
 	void abandon();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "conn_events.hh"
+#include "report.hh"
 
 #include <poll.h>
 
@@ -18,15 +19,27 @@ bool fd_readable(int fd, int timeout_ms)
 	return ret > 0;
 }
 
-int next_conn_event(rpma_conn *conn, int timeout_ms, rpma_conn_event *event)
+Result next_conn_event(thread_data *td, rpma_conn *conn, int timeout_ms, rpma_conn_event *event)
 {
 	int fd;
 	int ret = rpma_conn_get_event_fd(conn, &fd);
-	if (ret)
-		return ret;
-	if (!fd_readable(fd, timeout_ms))
-		return 1;
-	return rpma_conn_next_event(conn, event);
+	if (!ret && !fd_readable(fd, timeout_ms))
+		return Result::RETRY;
+	if (!ret)
+		ret = rpma_conn_next_event(conn, event);
+	return ret ? rpma_failed(td, "rpma_conn_next_event", ret) : Result::DONE;
+}
+
+void await_goodbye(rpma_conn *conn)
+{
+	const auto deadline = Clock::now() + std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
+	int fd;
+	if (rpma_conn_get_event_fd(conn, &fd))
+		return;
+	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	while (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST &&
+	       fd_readable(fd, ms_left(deadline)) && rpma_conn_next_event(conn, &ev) == 0)
+		;
 }
 
 int ms_left(Clock::time_point deadline)

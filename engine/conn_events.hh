@@ -3,13 +3,31 @@
 #ifndef RPMA_ENGINE_CONN_EVENTS_HH
 #define RPMA_ENGINE_CONN_EVENTS_HH
 
+#include "result.hh"
+
 #include <librpma.h>
 
 #include <chrono>
 
+struct thread_data;
+
 namespace rpma_fio {
 
 using Clock = std::chrono::steady_clock;
+
+// How long the other end may take to answer a step of connecting (beyond
+// connect_timeout for a client's connect).
+constexpr int HANDSHAKE_TIMEOUT_MS = 10000;
+// How long the goodbye after a good run may take: no answer in time is no
+// reason to fail a finished job.
+constexpr int GOODBYE_TIMEOUT_MS = 5000;
+// Operations in flight and not one completion for this long: the other
+// end or the path to it is gone without a word (a powered-off peer; a
+// responder that drops what it cannot execute), and Soft-RoCE does not
+// always end the operations with an error of its own. Far above any
+// retransmission time. A client bounds its operations with it, a server
+// its probe of the client.
+constexpr auto OPERATION_TIMEOUT = std::chrono::seconds(30);
 
 // How often an engine that waits looks at td->terminate and its deadlines.
 constexpr int POLL_MS = 100;
@@ -23,9 +41,13 @@ constexpr int WC_BATCH = 16;
 bool fd_readable(int fd, int timeout_ms);
 
 // The next event of conn if one arrives within timeout_ms (0: only one that
-// is already there). Returns 0 with *event set, 1 if none came, or the
-// negative librpma error.
-int next_conn_event(rpma_conn *conn, int timeout_ms, rpma_conn_event *event);
+// is already there): DONE with *event set, RETRY if none came, FAILED
+// after reporting librpma's error through td.
+Result next_conn_event(thread_data *td, rpma_conn *conn, int timeout_ms, rpma_conn_event *event);
+
+// After a good run: waits up to GOODBYE_TIMEOUT_MS for conn to be closed or
+// lost, quietly.
+void await_goodbye(rpma_conn *conn);
 
 // milliseconds left until deadline, at least 0
 int ms_left(Clock::time_point deadline);

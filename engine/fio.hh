@@ -11,12 +11,27 @@
 
 #include <atomic>
 
+// fio keeps its assertions (fio_ro_check() is one): its inline functions
+// keep them here too where a release build compiles the engines' own out
+// (NDEBUG); assert.h defines assert anew each time it is included.
+#ifdef NDEBUG
+#undef NDEBUG
+#define RPMA_ENGINE_FIO_NDEBUG
+#endif
+#include <assert.h> // NOLINT(modernize-deprecated-headers): as below
+
 extern "C" {
 #include "fio.h"
 #include "debug.h"
 #include "ioengines.h"
 #include "optgroup.h"
 }
+
+#ifdef RPMA_ENGINE_FIO_NDEBUG
+#define NDEBUG
+#include <assert.h> // NOLINT(modernize-deprecated-headers): defines assert anew
+#undef RPMA_ENGINE_FIO_NDEBUG
+#endif
 
 // fio's minmax.h defines function-like min() and max() macros, which break
 // std::min and std::max. fio's own inline functions are already expanded.

@@ -19,6 +19,7 @@
 #include "report.hh"
 #include "ring.hh"
 
+#include <cassert>
 #include <cerrno>
 #include <limits>
 #include <vector>
@@ -70,13 +71,13 @@ private:
 		rpma_conn_cfg_set_srq(cfg, srq_);
 	}
 
-	int before_accept(size_t k) override
+	Result before_accept(size_t k) override
 	{
-		if (!srq_ && make_srq())
-			return 1;
+		if (!srq_ && failed(make_srq()))
+			return Result::FAILED;
 		Client &c = c_[k];
 		if (c.mr) // an earlier request that did not come
-			return 0;
+			return Result::DONE;
 		c.msgs.assign(layout_.bytes(), 0);
 		c.waiting.reserve(slots_);
 		int ret = rpma_mr_reg(peer_, c.msgs.data(), c.msgs.size(),
@@ -84,12 +85,12 @@ private:
 		if (ret)
 			return rpma_failed(td_, "rpma_mr_reg", ret);
 		for (size_t j = 0; j < slots_; j++)
-			if (post(k * slots_ + j))
-				return 1;
-		return 0;
+			if (failed(post(k * slots_ + j)))
+				return Result::FAILED;
+		return Result::DONE;
 	}
 
-	int make_srq()
+	Result make_srq()
 	{
 		const size_t n = clients();
 		slots_ = msg_slots();
@@ -111,25 +112,27 @@ private:
 		}
 		rpma_srq_get_rcq(srq_, &rcq_);
 		rpma_cq_get_fd(rcq_, &rcq_fd_);
-		return 0;
+		return Result::DONE;
 	}
 
 	// Posts receive `id`: slot id % slots_ of client id / slots_.
-	int post(size_t id)
+	Result post(size_t id)
 	{
+		// Invariant: every id names a slot of a client's share.
+		assert(id < c_.size() * slots_);
 		Client &c = c_[id / slots_];
 		int ret = rpma_srq_recv(srq_, c.mr, layout_.recv_off(id % slots_), MSG_ROOM,
 					reinterpret_cast<const void *>(id));
-		return ret ? rpma_failed(td_, "rpma_srq_recv", ret) : 0;
+		return ret ? rpma_failed(td_, "rpma_srq_recv", ret) : Result::DONE;
 	}
 
 	bool may_spin() const override { return true; }
 	int extra_fd() const override { return rcq_fd_; }
-	int extra_ready() override
+	Result extra_ready() override
 	{
 		int ret = rpma_cq_wait(rcq_); // acks the event and re-arms
 		return ret && ret != RPMA_E_NO_COMPLETION ? rpma_failed(td_, "rpma_cq_wait", ret)
-							  : 0;
+							  : Result::DONE;
 	}
 
 	bool ended_run(const Peer &p) const override { return c_[index_of(p)].ended; }
@@ -144,26 +147,26 @@ private:
 		c.answers = 0;
 	}
 
-	int work() override
+	Result work() override
 	{
 		if (!rcq_)
-			return -1;
+			return Result::RETRY;
 		ibv_wc wc[WC_BATCH];
 		int got = 0;
 		int ret = rpma_cq_get_wc(rcq_, WC_BATCH, wc, &got);
 		if (ret && ret != RPMA_E_NO_COMPLETION)
 			return rpma_failed(td_, "rpma_cq_get_wc", ret);
 		for (int i = 0; i < got; i++)
-			if (received(wc[i]))
-				return 1;
-		if (!backlog_.empty() && answer_backlog())
-			return 1;
-		return got ? 0 : -1;
+			if (failed(received(wc[i])))
+				return Result::FAILED;
+		if (!backlog_.empty() && failed(answer_backlog()))
+			return Result::FAILED;
+		return got ? Result::DONE : Result::RETRY;
 	}
 
 	// One receive completion: its request goes to its client's queue, its
 	// receive is posted again at once.
-	int received(const ibv_wc &wc)
+	Result received(const ibv_wc &wc)
 	{
 		const size_t id = wc.wr_id;
 		Peer *p = peer_of_qp(wc.qp_num);
@@ -171,73 +174,82 @@ private:
 		if (wc.status == IBV_WC_SUCCESS)
 			req = unpack_request(&c_[id / slots_].msgs[layout_.recv_off(id % slots_)],
 					     wc.byte_len);
-		if (post(id))
-			return 1;
+		if (failed(post(id)))
+			return Result::FAILED;
 		if (!p || !p->live())
-			return 0; // what is left of a client gone
+			return Result::DONE; // what is left of a client gone
 		Client &c = c_[index_of(*p)];
 		if (wc.status != IBV_WC_SUCCESS) {
 			lose(*p, EIO, "a message from it failed: %s", ibv_wc_status_str(wc.status));
-			return 0;
+			return Result::DONE;
 		}
 		if (!req) {
 			lose(*p, EPROTO, "it sent something that is no flush request (%u bytes)",
 			     wc.byte_len);
-			return 0;
+			return Result::DONE;
 		}
 		c.requests++;
+		// The end-of-run request gets no answer: it waits for no send room
 		if (req->ends_run()) {
 			c.ended = true;
-			return 0;
+			return Result::DONE;
 		}
-		if (c.waiting.empty() && answer(*p, c, *req) == 0)
-			return 0;
+		// in the client's order: none may overtake one that waits
+		if (c.waiting.empty()) {
+			const Result r = answer(*p, c, *req);
+			if (r != Result::RETRY)
+				return r;
+		}
 		if (!p->live())
-			return 0;
+			return Result::DONE;
 		if (!c.waiting.push(*req)) {
 			lose(*p, EOVERFLOW, "it sent more than %u flush requests at once", slots_);
-			return 0;
+			return Result::DONE;
 		}
 		if (!c.queued) {
 			c.queued = true;
 			backlog_.push_back(index_of(*p));
 		}
-		return 0;
+		return Result::DONE;
 	}
 
 	// Answers what waits, in each client's order, as far as rooms allow.
-	int answer_backlog()
+	Result answer_backlog()
 	{
 		size_t kept = 0;
 		// kept never passes the one read: the list shrinks in place
 		for (const size_t k : backlog_) {
 			Peer &p = peer(k);
 			Client &c = c_[k];
+			Result r = Result::DONE;
 			while (p.live() && !c.waiting.empty() &&
-			       answer(p, c, c.waiting.front()) == 0)
+			       (r = answer(p, c, c.waiting.front())) == Result::DONE)
 				c.waiting.pop();
+			if (failed(r))
+				return r;
 			if (p.live() && !c.waiting.empty())
 				backlog_[kept++] = k;
 			else
 				c.queued = false;
 		}
 		backlog_.resize(kept);
-		return 0;
+		return Result::DONE;
 	}
 
-	// 0 if answered; -1 if no send room is free (the request must wait),
-	// or p was lost.
-	int answer(Peer &p, Client &c, const FlushRequest &req)
+	// DONE if answered; RETRY if no send room is free (the request must
+	// wait) or p was lost (a failure answering one client fails only it);
+	// FAILED (the whole job).
+	Result answer(Peer &p, Client &c, const FlushRequest &req)
 	{
-		if (c.answers == slots_ && take_completions(p))
-			return -1;
+		if (c.answers == slots_ && failed(take_completions(p)))
+			return Result::FAILED;
 		if (!p.live() || c.answers == slots_)
-			return -1;
+			return Result::RETRY;
 		const size_t size = td_->o.size;
 		if (req.offset > size || req.length > size - req.offset) {
 			lose(p, EINVAL, "refusing to flush [%llu, +%llu): its memory has %zu bytes",
 			     (unsigned long long)req.offset, (unsigned long long)req.length, size);
-			return -1;
+			return Result::RETRY;
 		}
 		mem_.persist(index_of(p) * size + req.offset, req.length);
 		const uint32_t room = c.next_room;
@@ -248,22 +260,27 @@ private:
 				    reinterpret_cast<const void *>(static_cast<uintptr_t>(room)));
 		if (ret) {
 			lose(p, EIO, "answering it failed (%s)", rpma_err_2str(ret));
-			return -1;
+			return Result::RETRY;
 		}
 		c.next_room = room + 1 == slots_ ? 0 : room + 1;
 		c.answers++;
-		return 0;
+		// Invariant: no more answers in flight than send rooms.
+		assert(c.answers <= slots_);
+		return Result::DONE;
 	}
 
 	// Answers complete in the order they went out, so rooms free in order.
-	int sent(Peer &p, const ibv_wc &wc) override
+	Result sent(Peer &p, const ibv_wc &wc) override
 	{
 		if (wc.status != IBV_WC_SUCCESS) {
 			lose(p, EIO, "an answer to it failed: %s", ibv_wc_status_str(wc.status));
-			return 0;
+			return Result::DONE;
 		}
-		c_[index_of(p)].answers--;
-		return 0;
+		Client &c = c_[index_of(p)];
+		// Invariant: a completion only of an answer that went out.
+		assert(c.answers > 0);
+		c.answers--;
+		return Result::DONE;
 	}
 };
 

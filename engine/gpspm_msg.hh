@@ -19,7 +19,7 @@ constexpr size_t MSG_ROOM = 512;
 // and a send for its answer; the answer to the request in receive k goes
 // out of send k. An answer is FLUSH_RESPONSE_SIZE bytes, so the sends
 // follow all the receives in rooms of their own size (8-byte aligned):
-// registered memory is resident, and 512-byte send rooms doubled it.
+// registered memory is resident, so a send takes 16 bytes, not 512.
 class ServerMsgLayout {
 public:
 	static constexpr size_t SEND_ROOM = (FLUSH_RESPONSE_SIZE + 7) / 8 * 8;

@@ -65,7 +65,7 @@ private:
 
 	// Every receive is posted before the accept: the client may send its
 	// first request as soon as it is connected.
-	int accepting(rpma_conn_req *req) override
+	Result accepting(rpma_conn_req *req) override
 	{
 		layout_ = ServerMsgLayout(slots_);
 		msgs_.assign(layout_.bytes(), 0);
@@ -79,10 +79,10 @@ private:
 			if ((ret = rpma_conn_req_recv(req, msg_mr_, layout_.recv_off(k), MSG_ROOM,
 						      reinterpret_cast<const void *>(k))))
 				return rpma_failed(td_, "rpma_conn_req_recv", ret);
-		return 0;
+		return Result::DONE;
 	}
 
-	int serve() override
+	Result serve() override
 	{
 		int ret = rpma_conn_get_cq(conn_, &cq_);
 		if (ret)
@@ -92,45 +92,45 @@ private:
 		const bool busy = options_of(td_).busy_wait_polling;
 		unsigned idle = 0, wakes = 0;
 		while (!ended_ && !td_->terminate) {
-			ret = poll_cq();
-			if (ret == 0) {
-				if (handle_requests())
-					return 1;
+			const Result polled = poll_cq();
+			if (polled == Result::DONE) {
+				if (failed(handle_requests()))
+					return Result::FAILED;
 				idle = 0;
 				continue;
 			}
-			if (ret != RPMA_E_NO_COMPLETION)
-				return 1;
+			if (failed(polled))
+				return polled;
 			if (busy && ++idle % EVENT_CHECK_INTERVAL)
 				continue;
 			bool quiet;
-			if (wait(busy ? 0 : POLL_MS, &quiet))
-				return 1;
+			if (failed(wait(busy ? 0 : POLL_MS, &quiet)))
+				return Result::FAILED;
 			// Sleeping, the server wakes twice per request (its receive,
 			// then its answer's send): the checks, which cost more than
 			// the request, run when nothing came (a dead client or link
 			// sends nothing) and now and then.
 			if ((quiet || ++wakes % EVENT_CHECK_INTERVAL == 0) &&
-			    (link_check() || liveness_check(requests_)))
-				return 1;
+			    (failed(link_check()) || failed(liveness_check(requests_))))
+				return Result::FAILED;
 		}
-		return 0;
+		return Result::DONE;
 	}
 
-	// 0 if there were completions, RPMA_E_NO_COMPLETION, or 1 on failure
-	int poll_cq()
+	// DONE if there were completions, RETRY if not
+	Result poll_cq()
 	{
 		ibv_wc wc[WC_BATCH];
 		int got = 0;
 		int ret = rpma_cq_get_wc(cq_, WC_BATCH, wc, &got);
 		if (ret == RPMA_E_NO_COMPLETION)
-			return ret;
+			return Result::RETRY;
 		if (ret)
 			return rpma_failed(td_, "rpma_cq_get_wc", ret);
 		for (int i = 0; i < got; i++) {
 			if (is_probe(wc[i])) {
-				if (probe_done(wc[i], ended_))
-					return 1;
+				if (Result r = probe_done(wc[i], ended_); r != Result::DONE)
+					return r;
 				continue;
 			}
 			if (wc[i].status != IBV_WC_SUCCESS) {
@@ -145,15 +145,17 @@ private:
 			else
 				requests_++;
 		}
-		return 0;
+		return Result::DONE;
 	}
 
-	// Answers the requests received, in order, as far as send buffers allow.
-	int handle_requests()
+	// Answers the requests received, in order, as far as send buffers
+	// allow. The end-of-run request gets no answer: it needs no send
+	// buffer, and ends the run even while the last answer sent from its
+	// slot has not completed.
+	Result handle_requests()
 	{
-		while (!received_.empty() && !send_busy_[received_.front().slot]) {
-			Received r = received_.front();
-			received_.pop();
+		while (!received_.empty()) {
+			const Received r = received_.front();
 			std::optional<FlushRequest> req =
 				unpack_request(&msgs_[layout_.recv_off(r.slot)], r.len);
 			if (!req) {
@@ -161,16 +163,20 @@ private:
 				return job_failed(td_, EPROTO, "flush request");
 			}
 			if (req->ends_run()) {
+				received_.pop();
 				ended_ = true;
-				return 0;
+				return Result::DONE;
 			}
-			if (int ret = answer(*req, r.slot))
-				return ret;
+			if (send_busy_[r.slot])
+				return Result::DONE; // unpacked again once its send buffer is free
+			received_.pop();
+			if (Result a = answer(*req, r.slot); a != Result::DONE)
+				return a;
 		}
-		return 0;
+		return Result::DONE;
 	}
 
-	int answer(const FlushRequest &req, size_t k)
+	Result answer(const FlushRequest &req, size_t k)
 	{
 		if (req.offset > mem_.size() || req.length > mem_.size() - req.offset) {
 			report(td_,
@@ -193,31 +199,38 @@ private:
 		if (ret)
 			return rpma_failed(td_, "rpma_send", ret);
 		send_busy_[k] = true;
-		return 0;
+		return Result::DONE;
 	}
 
 	// Sleeps until a completion or a connection event (the completion
 	// channel is watched only when not busy polling); *quiet: neither came.
-	int wait(int timeout_ms, bool *quiet)
+	Result wait(int timeout_ms, bool *quiet)
 	{
 		pollfd fds[2] = {{event_fd_, POLLIN, 0}, {cq_fd_, POLLIN, 0}};
 		*quiet = poll(fds, timeout_ms ? 2 : 1, timeout_ms) <= 0;
 		if (*quiet)
-			return 0;
+			return Result::DONE;
 		if (fds[0].revents) {
 			rpma_conn_event ev;
 			int ret = rpma_conn_next_event(conn_, &ev);
 			if (ret)
 				return rpma_failed(td_, "rpma_conn_next_event", ret);
-			// the end-of-run request may still wait in the queue
-			if (poll_cq() == 0 && handle_requests())
-				return 1;
+			// The end-of-run request may still wait in the queue, behind
+			// any number of completions (a server descheduled while its
+			// client took the last answers and ended): all of them first.
+			// The client is gone: the queue does not fill again.
+			Result polled;
+			while ((polled = poll_cq()) == Result::DONE)
+				if (failed(handle_requests()))
+					return Result::FAILED;
+			if (failed(polled))
+				return Result::FAILED;
 			return connection_ended(ev, ended_);
 		}
 		int ret = rpma_cq_wait(cq_); // acks the event and re-arms
 		if (ret && ret != RPMA_E_NO_COMPLETION)
 			return rpma_failed(td_, "rpma_cq_wait", ret);
-		return 0;
+		return Result::DONE;
 	}
 };
 

@@ -11,15 +11,17 @@
 // A write only records its range; the flushes are taken out when the
 // client has to wait, shared as docs/engines.md ("Writes share their
 // flushes") explains.
+//
+// Each invariant is stated once, where it is checked (check()); checked
+// builds (configure --enable-checked) assert them after every change.
 #ifndef RPMA_ENGINE_INFLIGHT_HH
 #define RPMA_ENGINE_INFLIGHT_HH
 
 #include "ring.hh"
 
 #include <algorithm>
-#include <bit>
+#include <cassert>
 #include <cstdint>
-#include <vector>
 
 struct io_u;
 
@@ -47,8 +49,13 @@ public:
 	// with the engine than it could have (an engine bug).
 	bool full() const { return size() >= depth_; }
 	// The op_context for the next read added, if it is signaled.
-	uint64_t next_read_token() const { return reads_.added + 1; }
-	[[nodiscard]] bool add_read(io_u *u) { return !full() && reads_.push(u); }
+	uint64_t next_read_token() const { return reads_.added() + 1; }
+	[[nodiscard]] bool add_read(io_u *u)
+	{
+		const bool added = !full() && reads_.push(u);
+		check();
+		return added;
+	}
 	[[nodiscard]] bool add_write(io_u *u, uint64_t offset, uint64_t length);
 	// A sync completes once everything written before it is flushed (and
 	// flushes again what was written since the previous sync); at once
@@ -61,6 +68,7 @@ public:
 		if (writes_.in_flight() != 0 || !writes_.push({u, 0}))
 			return false;
 		writes_.done++;
+		check();
 		return true;
 	}
 
@@ -71,6 +79,7 @@ public:
 	{
 		posted_upto_ = flushes_.front().token & ~FLUSH_BIT;
 		flushes_.pop();
+		check();
 	}
 	// Nothing posted can complete before the flushes waiting are posted:
 	// no read in flight, and every write waits for a flush not posted
@@ -84,16 +93,18 @@ public:
 	// A completion carrying `token` arrived: the io_us it ends become
 	// complete. A read's token is the count of reads added with it, so a
 	// signaled read ends every read up to it at once; a token that matches
-	// nothing in flight ends nothing beyond what is.
+	// nothing in flight ends nothing beyond what is, and nothing a flush
+	// not posted yet waits for.
 	void complete(uint64_t token)
 	{
 		if (token & FLUSH_BIT) {
-			const uint64_t upto = token & ~FLUSH_BIT;
+			const uint64_t upto = std::min(token & ~FLUSH_BIT, posted_upto_);
 			while (writes_.in_flight() != 0 && writes_.at(writes_.done).seq <= upto)
 				writes_.done++;
 		} else {
-			reads_.done = std::max(reads_.done, std::min(token, reads_.added));
+			reads_.done = std::max(reads_.done, std::min(token, reads_.added()));
 		}
+		check();
 	}
 
 	// In flight: added, not complete.
@@ -107,10 +118,15 @@ public:
 	size_t hand_out(size_t max)
 	{
 		const size_t r = reads_.hand_out(max);
-		return r + writes_.hand_out(max - r, r);
+		const size_t n = r + writes_.hand_out(max - r, r);
+		check();
+		return n;
 	}
 	io_u *handed(size_t i) const
 	{
+		// Precondition: one of the last hand_out(), which has not been
+		// given a slot again since (nothing added).
+		assert(i < reads_.out + writes_.out);
 		return i < reads_.out ? reads_.at(reads_.first + i)
 				      : writes_.at(writes_.first + i).u;
 	}
@@ -124,10 +140,10 @@ public:
 			failed(reads_.at(reads_.done));
 		for (; writes_.in_flight() != 0; writes_.done++)
 			failed(writes_.at(writes_.done).u);
-		while (flush_waiting())
-			flushes_.pop();
+		flushes_.clear();
 		dirty_lo_ = NOTHING_DIRTY;
 		dirty_hi_ = 0;
+		check();
 	}
 
 private:
@@ -138,42 +154,36 @@ private:
 		uint64_t seq;
 	};
 
-	// The io_us of one kind in the order added, counted: the first `gone`
-	// went to fio, the first `done` are complete, `added` were added. Its
-	// slots are a power of two, so that a count becomes a slot with a
-	// mask.
-	template <typename T> struct Lane {
-		std::vector<T> slots;
-		uint64_t capacity = 0, mask = 0;
-		uint64_t gone = 0, done = 0, added = 0;
-		// the last hand_out(): `out` io_us; handed(i) is slot first + i
+	// The io_us of one kind in the order added, counted: the first
+	// `gone` (popped) went to fio, the first `done` are complete, `added`
+	// (pushed) were added.
+	template <typename T> struct Lane : Ring<T> {
+		uint64_t done = 0;
+		// the last hand_out(): `out` io_us; handed(i) is at(first + i)
 		uint64_t first = 0, out = 0;
 
 		void reserve(size_t n)
 		{
-			capacity = n;
-			slots.assign(std::bit_ceil(n), T{});
-			mask = slots.size() - 1;
-			gone = done = added = first = out = 0;
+			Ring<T>::reserve(n);
+			done = first = out = 0;
 		}
-		size_t in_flight() const { return added - done; }
-		size_t complete() const { return done - gone; }
-		// the one after n others
-		const T &at(uint64_t n) const { return slots[n & mask]; }
-		[[nodiscard]] bool push(const T &v)
-		{
-			if (added - gone == capacity)
-				return false;
-			slots[added++ & mask] = v;
-			return true;
-		}
+		uint64_t added() const { return this->pushed(); }
+		uint64_t gone() const { return this->popped(); }
+		size_t in_flight() const { return added() - done; }
+		size_t complete() const { return done - gone(); }
 		// hands out up to max, after `before` handed out by another lane
 		size_t hand_out(size_t max, size_t before = 0)
 		{
-			out = std::min<uint64_t>(done - gone, max);
-			first = gone - before;
-			gone += out;
+			out = std::min<uint64_t>(complete(), max);
+			first = gone() - before;
+			this->drop(out);
 			return out;
+		}
+		void check() const
+		{
+			// Invariant: what went to fio was complete, and what is
+			// complete was added.
+			assert(gone() <= done && done <= added());
 		}
 	};
 
@@ -191,6 +201,22 @@ private:
 	static constexpr uint64_t NOTHING_DIRTY = UINT64_MAX;
 	uint64_t dirty_lo_ = NOTHING_DIRTY, dirty_hi_ = 0;
 	uint64_t posted_upto_ = 0; // what the newest flush posted completes
+
+	void check() const
+	{
+		reads_.check();
+		writes_.check();
+		// Invariant: at most depth io_us in flight, of every kind together.
+		assert(size() <= depth_);
+		// Invariant: each flush waiting has a write or sync of its own in
+		// flight, and carries a sequence number already given out.
+		assert(flushes_.size() <= writes_.in_flight());
+		assert(flushes_.empty() || (flushes_.popped() < flushes_.pushed() &&
+					    (last_flush_token() & ~FLUSH_BIT) < next_seq_));
+		// Invariant: no flush posted covers a write not added yet.
+		assert(posted_upto_ < next_seq_);
+	}
+	uint64_t last_flush_token() const { return flushes_.at(flushes_.pushed() - 1).token; }
 };
 
 // Inline: they run for every I/O, and a call costs as much as they do.
@@ -203,7 +229,9 @@ inline bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
 	const uint64_t hi = offset + length;
 	dirty_lo_ = std::min(dirty_lo_, offset);
 	dirty_hi_ = std::max(dirty_hi_, hi);
-	return need_flush(offset, hi, seq);
+	const bool flush_taken = need_flush(offset, hi, seq);
+	check();
+	return flush_taken;
 }
 
 inline bool InFlight::add_sync(io_u *u)
@@ -213,7 +241,10 @@ inline bool InFlight::add_sync(io_u *u)
 		// it are, with the flush that finishes the newest of them
 		if (writes_.in_flight() == 0)
 			return add_done(u);
-		return !full() && writes_.push({u, writes_.at(writes_.added - 1).seq});
+		const bool added = !full() &&
+				   writes_.push({u, writes_.at(writes_.added() - 1).seq});
+		check();
+		return added;
 	}
 	const uint64_t seq = next_seq_;
 	if (full() || !writes_.push({u, seq}))
@@ -222,7 +253,9 @@ inline bool InFlight::add_sync(io_u *u)
 	const uint64_t lo = dirty_lo_, hi = dirty_hi_;
 	dirty_lo_ = NOTHING_DIRTY;
 	dirty_hi_ = 0;
-	return need_flush(lo, hi, seq);
+	const bool flush_taken = need_flush(lo, hi, seq);
+	check();
+	return flush_taken;
 }
 
 // Never short of room: each flush waiting has a write or sync of its own in

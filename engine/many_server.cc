@@ -5,23 +5,13 @@
 #include "report.hh"
 #include "workspace.hh"
 
+#include <cassert>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 
 namespace rpma_fio {
-
-namespace {
-
-constexpr int ESTABLISH_TIMEOUT_MS = 10000;
-// The liveness probe of each client, as a job of clients=1 probes its one
-// (server.cc): after PROBE_IDLE without a sign, a zero-length write that
-// must complete within PROBE_TIMEOUT.
-constexpr auto IDLE_BEFORE_PROBE = std::chrono::seconds(5);
-constexpr auto PROBE_ANSWER_TIMEOUT = std::chrono::seconds(30);
-
-}
 
 ManyServer::~ManyServer()
 {
@@ -38,7 +28,7 @@ ManyServer::Peer *ManyServer::peer_of_qp(uint32_t qp)
 
 // N regions of size= each, registered one by one: a client's descriptor
 // shows it its own region only.
-int ManyServer::open(fio_file *f)
+Result ManyServer::open(fio_file *f)
 {
 	const Options &o = options_of(td_);
 	const size_t n = o.clients, size = td_->o.size;
@@ -46,48 +36,34 @@ int ManyServer::open(fio_file *f)
 		report(td_, "clients=%zu times size=%zu bytes is too much memory", n, size);
 		return job_failed(td_, EINVAL, "size");
 	}
-	if (map_memory(f, n * size))
-		return 1;
+	if (Result r = map_memory(f, n * size); r != Result::DONE)
+		return r;
+	// Peer and its probe are found by address (wr_id): the vectors never
+	// grow after this
 	peers_.resize(n);
 	workspaces_.resize(n);
 	fds_.reserve(2 * n + 2);
+	fd_owner_.reserve(n);
 	by_qp_.reserve(n);
 	for (size_t k = 0; k < n; k++) {
 		Peer &p = peers_[k];
-		if (register_memory(k * size, size, &p.mr))
-			return 1;
-		size_t desc_size;
-		rpma_mr_get_descriptor_size(p.mr, &desc_size);
-		std::vector<uint8_t> desc(desc_size);
-		rpma_mr_get_descriptor(p.mr, desc.data());
-		auto ws = encode_workspace(msg_slots(), o.direct_write_to_pmem, desc);
-		if (!ws) {
-			report(td_, "the memory descriptor (%zu bytes) does not fit the workspace",
-			       desc_size);
-			return job_failed(td_, EOVERFLOW, "workspace");
-		}
-		static_assert(sizeof(workspaces_[k]) == WORKSPACE_SIZE);
-		workspaces_[k] = *ws;
+		if (Result r = register_memory(k * size, size, &p.mr); r != Result::DONE)
+			return r;
+		if (Result r = workspace_of(p.mr, &workspaces_[k]); r != Result::DONE)
+			return r;
 	}
 
 	port_ = job_port(td_);
 	if (port_.empty())
 		return job_failed(td_, EINVAL, "port");
-	int ret = rpma_ep_listen(peer_, o.serverip, port_.c_str(), &ep_);
-	if (ret) {
-		report(td_, "cannot listen on %s:%s%s", o.serverip, port_.c_str(),
-		       ret == RPMA_E_PROVIDER && errno == EADDRINUSE
-			       ? ": the port is in use (another server, or one still "
-				 "ending); stop it or choose another port="
-			       : "");
-		return rpma_failed(td_, "rpma_ep_listen", ret);
-	}
+	if (Result r = listen(port_, &ep_); r != Result::DONE)
+		return r;
 	listening_since_ = Clock::now();
 	// for the clients' addresses (peer_address); init() checked it
 	rpma_utils_get_ibv_context(o.serverip, RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev_);
 	note("%s[%u]: waiting for a client on %s:%s (%zu clients, %zu bytes each)\n",
 	     td_->io_ops->name, td_->thread_number, o.serverip, port_.c_str(), n, size);
-	return 0;
+	return Result::DONE;
 }
 
 void ManyServer::stop_listening()
@@ -95,14 +71,16 @@ void ManyServer::stop_listening()
 	rpma_ep_shutdown(&ep_);
 }
 
-int ManyServer::accept_one()
+Result ManyServer::accept_one()
 {
-	if (before_accept(accepted_))
-		return 1;
+	// Invariant: the endpoint listens only while connections are missing.
+	assert(accepted_ < peers_.size());
+	if (Result r = before_accept(accepted_); r != Result::DONE)
+		return r;
 	rpma_conn_req *req;
-	int ret = next_request(ep_, &req);
-	if (ret)
-		return ret == RPMA_E_NO_EVENT ? 0 : ret;
+	Result r = next_request(ep_, &req);
+	if (r != Result::DONE)
+		return r == Result::RETRY ? Result::DONE : r;
 	const size_t k = accepted_++;
 	Peer &p = peers_[k];
 	char name[96];
@@ -112,12 +90,12 @@ int ManyServer::accept_one()
 	p.since = Clock::now();
 	rpma_conn_private_data pdata{workspaces_[k].data(),
 				     static_cast<uint8_t>(workspaces_[k].size())};
-	ret = rpma_conn_req_connect(&req, &pdata, &p.conn);
+	int ret = rpma_conn_req_connect(&req, &pdata, &p.conn);
 	if (accepted_ == peers_.size())
 		stop_listening(); // nobody else may connect to this port
 	if (ret) {
 		lose(p, ECONNABORTED, "could not be accepted (%s)", rpma_err_2str(ret));
-		return 0;
+		return Result::DONE;
 	}
 	rpma_conn_get_event_fd(p.conn, &p.event_fd);
 	rpma_conn_get_cq(p.conn, &p.cq);
@@ -127,42 +105,43 @@ int ManyServer::accept_one()
 	std::string addr = peer_address(dev_, p.qp);
 	if (!addr.empty())
 		p.name += " (from " + addr + ")";
-	return 0;
+	return Result::DONE;
 }
 
 // The serving loop: work while there is some, otherwise spin or sleep on
 // the listening endpoint, every client's connection events and completions
 // and the flavour's own queue.
-int ManyServer::serve()
+Result ManyServer::serve()
 {
 	const bool spin = may_spin() && options_of(td_).busy_wait_polling;
 	unsigned idle = 0;
 	while (!finished()) {
+		// as a job of clients=1 does: fio is ending the job
 		if (td_->terminate)
-			return job_failed(td_, EINTR, "serve");
-		int ret = work();
-		if (ret > 0)
-			return 1;
-		if (ret == 0) {
+			return Result::DONE;
+		const Result r = work();
+		if (failed(r))
+			return r;
+		if (r == Result::DONE) {
 			idle = 0;
 			continue;
 		}
 		if (spin && ++idle % EVENT_CHECK_INTERVAL)
 			continue;
-		if (wait(spin ? 0 : POLL_MS))
-			return 1;
+		if (failed(wait(spin ? 0 : POLL_MS)))
+			return Result::FAILED;
 	}
-	unsigned failed = 0;
+	unsigned lost = 0;
 	int err = 0;
 	for (size_t k = 0; k < accepted_; k++)
-		if (peers_[k].state == State::Failed && !failed++)
+		if (peers_[k].state == State::Failed && !lost++)
 			err = peers_[k].err;
-	if (gave_up_ && !failed)
+	if (gave_up_ && !lost)
 		return job_failed(td_, ETIMEDOUT, "accept");
-	if (!failed)
-		return 0;
+	if (!lost)
+		return Result::DONE;
 	report(td_, "%u of %u clients of %s:%s failed (named above); the others ended their runs",
-	       failed, clients(), options_of(td_).serverip, port_.c_str());
+	       lost, clients(), options_of(td_).serverip, port_.c_str());
 	return job_failed(td_, err ? err : EIO, "clients");
 }
 
@@ -176,7 +155,7 @@ bool ManyServer::finished() const
 	return true;
 }
 
-int ManyServer::wait(int timeout_ms)
+Result ManyServer::wait(int timeout_ms)
 {
 	fds_.clear();
 	fd_owner_.clear();
@@ -202,10 +181,10 @@ int ManyServer::wait(int timeout_ms)
 		return job_failed(td_, err, "poll");
 	}
 	const bool quiet = n <= 0;
-	if (ep_ && fds_[0].revents && accept_one())
-		return 1;
-	if (extra >= 0 && fds_[first - 1].revents && extra_ready())
-		return 1;
+	if (ep_ && fds_[0].revents && failed(accept_one()))
+		return Result::FAILED;
+	if (extra >= 0 && fds_[first - 1].revents && failed(extra_ready()))
+		return Result::FAILED;
 	for (size_t j = 0; j < fd_owner_.size(); j++) {
 		Peer &p = peers_[fd_owner_[j]];
 		const pollfd &ev = fds_[first + 2 * j], &cq = fds_[first + 2 * j + 1];
@@ -213,100 +192,111 @@ int ManyServer::wait(int timeout_ms)
 			int ret = rpma_cq_wait(p.cq); // acks the event and re-arms
 			if (ret && ret != RPMA_E_NO_COMPLETION)
 				return rpma_failed(td_, "rpma_cq_wait", ret);
-			if (take_completions(p))
-				return 1;
+			if (failed(take_completions(p)))
+				return Result::FAILED;
 		}
-		if (ev.revents && p.live() && conn_event(p))
-			return 1;
+		if (ev.revents && p.live() && failed(conn_event(p)))
+			return Result::FAILED;
 	}
 	// the checks cost more than a request: when nothing came (a dead
 	// client or link sends nothing) and now and then
 	if (quiet || ++wakes_ % EVENT_CHECK_INTERVAL == 0)
 		return checks();
-	return 0;
+	return Result::DONE;
 }
 
-int ManyServer::conn_event(Peer &p)
+Result ManyServer::conn_event(Peer &p)
 {
 	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 	int ret = rpma_conn_next_event(p.conn, &ev);
 	if (ret == RPMA_E_NO_EVENT)
-		return 0;
+		return Result::DONE;
 	if (ret) {
 		lose(p, EIO, "its connection's events cannot be read (%s)", rpma_err_2str(ret));
-		return 0;
+		return Result::DONE;
 	}
 	if (p.state == State::Connecting) {
 		if (ev == RPMA_CONN_ESTABLISHED) {
 			p.state = State::Serving;
-			p.since = Clock::now();
-			return 0;
+			return Result::DONE;
 		}
 		lose(p, ECONNABORTED, "its connection did not come up (%s)",
 		     rpma_utils_conn_event_2str(ev));
-		return 0;
+		return Result::DONE;
 	}
-	// what it sent before its disconnect counts first
-	if (work() > 0)
-		return 1;
+	return ended(p, ev);
+}
+
+// What p's connection event ev means for its run, once what p sent before
+// it has been taken: its end-of-run request may wait behind any number of
+// completions (a server that slept while the client took its last answers
+// and ended). The shared queue holds at most clients() * msg_slots()
+// requests, so that many polls take every one queued before the event
+// even while the other clients keep sending.
+Result ManyServer::ended(Peer &p, rpma_conn_event ev)
+{
+	const size_t polls = static_cast<size_t>(clients()) * msg_slots() / WC_BATCH + 1;
+	for (size_t i = 0; i < polls; i++) {
+		const Result r = work();
+		if (failed(r))
+			return r;
+		if (r == Result::RETRY)
+			break;
+	}
 	if (ev == RPMA_CONN_CLOSED && ended_run(p)) {
 		p.state = State::Ended;
 		close_peer(p);
-		return 0;
-	}
-	if (ev == RPMA_CONN_CLOSED)
+	} else if (ev == RPMA_CONN_CLOSED) {
 		lose(p, ECONNRESET, "disconnected before ending its run (was it killed?)");
-	else
+	} else {
 		lose(p, ECONNRESET, "its connection failed (%s)", rpma_utils_conn_event_2str(ev));
-	return 0;
+	}
+	return Result::DONE;
 }
 
-int ManyServer::take_completions(Peer &p)
+Result ManyServer::take_completions(Peer &p)
 {
 	ibv_wc wc[WC_BATCH];
 	for (;;) {
 		if (!p.live() || !p.cq)
-			return 0;
+			return Result::DONE;
 		int got = 0;
 		int ret = rpma_cq_get_wc(p.cq, WC_BATCH, wc, &got);
 		if (ret == RPMA_E_NO_COMPLETION)
-			return 0;
+			return Result::DONE;
 		if (ret)
 			return rpma_failed(td_, "rpma_cq_get_wc", ret);
 		for (int i = 0; i < got && p.live(); i++) {
 			if (wc[i].wr_id != reinterpret_cast<uintptr_t>(&p)) {
-				if (sent(p, wc[i]))
-					return 1;
+				if (failed(sent(p, wc[i])))
+					return Result::FAILED;
 				continue;
 			}
-			p.probing = false;
-			p.since = Clock::now();
-			if (wc[i].status != IBV_WC_SUCCESS) {
-				// a disconnect fails the probe too: that event, if
-				// it comes, says more
-				rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-				if (next_conn_event(p.conn, 1000, &ev) == 0) {
-					if (ev == RPMA_CONN_CLOSED && ended_run(p)) {
-						p.state = State::Ended;
-						close_peer(p);
-					} else {
-						lose(p, ECONNRESET, "its connection ended (%s)",
-						     rpma_utils_conn_event_2str(ev));
-					}
-				} else {
-					lose(p, ETIMEDOUT,
-					     "stopped answering (%s): it or the network is gone",
-					     ibv_wc_status_str(wc[i].status));
-				}
+			p.probe.completed(Clock::now());
+			if (wc[i].status == IBV_WC_SUCCESS)
+				continue;
+			// a disconnect fails the probe too: that event, if it
+			// comes, says more (Server::probe_done)
+			rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+			const Result r = next_conn_event(td_, p.conn, DISCONNECT_GRACE_MS, &ev);
+			if (failed(r))
+				return r;
+			if (r == Result::DONE) {
+				if (failed(ended(p, ev)))
+					return Result::FAILED;
+			} else {
+				lose(p, ETIMEDOUT,
+				     "stopped answering (%s): it or the network is gone",
+				     ibv_wc_status_str(wc[i].status));
 			}
 		}
 	}
 }
 
-int ManyServer::checks()
+Result ManyServer::checks()
 {
-	if (link_check())
-		return 1;
+	if (failed(link_check()))
+		return Result::FAILED;
 	const auto now = Clock::now();
 	const Options &o = options_of(td_);
 	if (ep_ && td_->o.timeout &&
@@ -318,51 +308,41 @@ int ManyServer::checks()
 		gave_up_ = true;
 	}
 	for (Peer &p : peers_)
-		if (check_liveness(p, now))
-			return 1;
-	return 0;
+		if (failed(check_liveness(p, now)))
+			return Result::FAILED;
+	return Result::DONE;
 }
 
-int ManyServer::check_liveness(Peer &p, Clock::time_point now)
+Result ManyServer::check_liveness(Peer &p, Clock::time_point now)
 {
 	if (p.state == State::Connecting && p.conn &&
-	    now - p.since > std::chrono::milliseconds(ESTABLISH_TIMEOUT_MS)) {
+	    now - p.since > std::chrono::milliseconds(HANDSHAKE_TIMEOUT_MS)) {
 		lose(p, ECONNABORTED, "its connection did not come up (timed out)");
-		return 0;
+		return Result::DONE;
 	}
 	if (p.state != State::Serving)
-		return 0;
-	if (take_completions(p))
-		return 1;
+		return Result::DONE;
+	if (failed(take_completions(p)))
+		return Result::FAILED;
 	if (!p.live())
-		return 0;
-	if (p.probing) {
-		if (now - p.probe_sent >= PROBE_ANSWER_TIMEOUT)
-			lose(p, ETIMEDOUT,
-			     "stopped answering (no answer to a probe for %lld s): it or the "
-			     "network is gone",
-			     static_cast<long long>(
-				     std::chrono::duration_cast<std::chrono::seconds>(
-					     PROBE_ANSWER_TIMEOUT)
-					     .count()));
-		return 0;
+		return Result::DONE;
+	switch (p.probe.due(signs_of(p), now)) {
+	case Probe::Due::NOTHING:
+		return Result::DONE;
+	case Probe::Due::LATE:
+		lose(p, ETIMEDOUT, "stopped answering (%s): it or the network is gone",
+		     Probe::late_why().c_str());
+		return Result::DONE;
+	case Probe::Due::SEND:
+		break;
 	}
-	uint64_t signs = signs_of(p);
-	if (signs != p.signs) {
-		p.signs = signs;
-		p.since = now;
-		return 0;
-	}
-	if (now - p.since < IDLE_BEFORE_PROBE)
-		return 0;
 	int ret = rpma_write(p.conn, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS, &p);
 	if (ret) {
 		lose(p, ECONNRESET, "cannot be probed (%s)", rpma_err_2str(ret));
-		return 0;
+		return Result::DONE;
 	}
-	p.probing = true;
-	p.probe_sent = now;
-	return 0;
+	p.probe.sent(now);
+	return Result::DONE;
 }
 
 void ManyServer::lose(Peer &p, int err, const char *fmt, ...)
@@ -395,6 +375,9 @@ void ManyServer::close_all()
 	stop_listening();
 }
 
+// Every client that ended well has been closed at its disconnect; the
+// others are disconnected at once, as Server::goodbye() does after a
+// failure.
 void ManyServer::goodbye()
 {
 	close_all();

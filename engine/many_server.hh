@@ -7,7 +7,8 @@
 // described in its own workspace, so a client sees exactly what a job of
 // clients=1 would show it. Connections are accepted while the others are
 // served. A client that fails or vanishes is reported by name (its number,
-// address and port) and closed; the others go on. The job ends once N
+// the job's address and port, and its own address) and closed; the others
+// go on. The job ends once N
 // connections came and all of them ended; it fails if any of them failed.
 #ifndef RPMA_ENGINE_MANY_SERVER_HH
 #define RPMA_ENGINE_MANY_SERVER_HH
@@ -44,13 +45,10 @@ protected:
 		int event_fd = -1, cq_fd = -1;
 		uint32_t qp = 0;
 		State state = State::Connecting;
-		std::string name;          // for messages: "client K of N (ADDR:PORT)"
+		std::string name;          // for messages: "client K of N at ADDR:PORT"
 		int err = 0;               // why it failed (errno)
-		Clock::time_point since{}; // connecting since, or quiet since
-		// the liveness probe (Server::liveness_check, one per client)
-		uint64_t signs = 0;
-		Clock::time_point probe_sent{};
-		bool probing = false;
+		Clock::time_point since{}; // connecting since
+		Probe probe;
 
 		bool live() const { return state == State::Connecting || state == State::Serving; }
 	};
@@ -62,51 +60,52 @@ protected:
 	size_t index_of(const Peer &p) const { return &p - peers_.data(); }
 
 	// The flavour's share of the serving loop:
-	// Some work without waiting: 0 if it did some, -1 if there was none,
-	// 1 after a failure of the whole job (reported).
-	virtual int work() { return -1; }
+	// Some work without waiting: DONE if it did some, RETRY if there was
+	// none, FAILED (the whole job).
+	virtual Result work() { return Result::RETRY; }
 	// Whether a disconnect of p now ends its run as it should.
 	virtual bool ended_run(const Peer &) const { return true; }
 	// The signs of life p has given (what it has sent; 0: it sends nothing).
 	virtual uint64_t signs_of(const Peer &) const { return 0; }
-	// A completion of p's queue other than the probe's: 0, or 1 after
-	// failing the whole job (reported); p may be failed by it.
-	virtual int sent(Peer &, const ibv_wc &) { return 0; }
+	// A completion of p's queue other than the probe's: DONE (p may be
+	// lost by it), or FAILED (the whole job).
+	virtual Result sent(Peer &, const ibv_wc &) { return Result::DONE; }
 	// Before client k's connection request is taken (its queues are made
-	// from configure()): 0, or 1 after reporting a failure of the job.
-	virtual int before_accept(size_t) { return 0; }
+	// from configure()).
+	virtual Result before_accept(size_t) { return Result::DONE; }
 	// p ended, or failed: forget what the flavour keeps for it.
 	virtual void dropped(Peer &) {}
 	// A file descriptor of the flavour's to wait on, or -1; and what to
-	// do when it is readable (0, or 1 after failing the job).
+	// do when it is readable.
 	virtual int extra_fd() const { return -1; }
-	virtual int extra_ready() { return 0; }
+	virtual Result extra_ready() { return Result::DONE; }
 	// busy_wait_polling= applies (GPSPM), else the loop sleeps.
 	virtual bool may_spin() const { return false; }
 
-	// Takes the completions of p's queue: 0, or 1 after failing the job.
-	int take_completions(Peer &p);
+	// Takes the completions of p's queue.
+	Result take_completions(Peer &p);
 	// Closes every connection (before what their queues use goes).
 	void close_all();
 	// Ends p's run with `what` (reported): the others go on.
 	void lose(Peer &p, int err, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 private:
-	int open(fio_file *f) override;
+	Result open(fio_file *f) override;
 	void goodbye() override;
-	int serve() override;
+	Result serve() override;
 
-	int accept_one();
-	int wait(int timeout_ms);
-	int conn_event(Peer &p);
-	int checks();
-	int check_liveness(Peer &p, Clock::time_point now);
+	Result accept_one();
+	Result wait(int timeout_ms);
+	Result conn_event(Peer &p);
+	Result ended(Peer &p, rpma_conn_event ev);
+	Result checks();
+	Result check_liveness(Peer &p, Clock::time_point now);
 	void close_peer(Peer &p);
 	void stop_listening();
 	bool finished() const;
 
 	std::vector<Peer> peers_;
-	std::vector<std::array<uint8_t, 28>> workspaces_;
+	std::vector<std::array<uint8_t, WORKSPACE_SIZE>> workspaces_;
 	std::unordered_map<uint32_t, size_t> by_qp_;
 	std::vector<pollfd> fds_;
 	std::vector<size_t> fd_owner_; // the client of each pair of fds_

@@ -32,17 +32,17 @@ void note(const char *fmt, ...)
 		std::fputs(msg, stderr);
 }
 
-int rpma_failed(thread_data *td, const char *func, int ret)
+Result rpma_failed(thread_data *td, const char *func, int ret)
 {
 	report(td, "%s() failed: %s", func, rpma_err_2str(ret));
 	td_vmsg(td, ret, rpma_err_2str(ret), func);
-	return 1;
+	return Result::FAILED;
 }
 
-int job_failed(thread_data *td, int err, const char *func)
+Result job_failed(thread_data *td, int err, const char *func)
 {
 	td_verror(td, err, func);
-	return 1;
+	return Result::FAILED;
 }
 
 void setup_rpma_logging()

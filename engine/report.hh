@@ -4,6 +4,7 @@
 #define RPMA_ENGINE_REPORT_HH
 
 #include "fio.hh"
+#include "result.hh"
 
 namespace rpma_fio {
 
@@ -19,11 +20,12 @@ void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // Reports a failed librpma call and records it as the job's error, in the
 // old engines' form (err=<rpma code>, error=<rpma_err_2str>, func=<call>).
-// Returns 1, so that hooks can `return rpma_failed(...)`.
-int rpma_failed(thread_data *td, const char *func, int ret);
+// Returns Result::FAILED, so that a step can `return rpma_failed(...)`.
+Result rpma_failed(thread_data *td, const char *func, int ret);
 
-// Records err (an errno value) as the job's error after report() told why.
-int job_failed(thread_data *td, int err, const char *func);
+// Records err (an errno value) as the job's error after report() told why;
+// Result::FAILED.
+Result job_failed(thread_data *td, int err, const char *func);
 
 // librpma's own messages: warnings on stderr, more with fio --debug=net.
 void setup_rpma_logging();

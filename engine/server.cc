@@ -4,6 +4,7 @@
 #include "guard.hh"
 #include "options.hh"
 #include "report.hh"
+#include "soft_roce.hh"
 #include "workspace.hh"
 
 #include <infiniband/verbs.h>
@@ -21,20 +22,9 @@ Server *server_of(thread_data *td)
 	return static_cast<Server *>(td->io_ops_data);
 }
 
-constexpr int ESTABLISH_TIMEOUT_MS = 10000;
-constexpr int GOODBYE_TIMEOUT_MS = 5000;
-
-// A client silent this long is probed; the probe has PROBE_TIMEOUT to
-// complete, the bound a client gives its own operations (client.cc).
+// A client silent this long is probed; the probe has OPERATION_TIMEOUT to
+// complete, the bound a client gives its own operations.
 constexpr auto PROBE_IDLE = std::chrono::seconds(5);
-constexpr auto PROBE_TIMEOUT = std::chrono::seconds(30);
-// a probe failed by the client's disconnect precedes that event by little
-constexpr int DISCONNECT_GRACE_MS = 1000;
-
-// rxe's vendor id. Its On-Demand Paging (Linux 7.2.13 at least) places every
-// access at the start of its page while reporting success: what FS DAX,
-// registered on demand, is served through.
-constexpr uint32_t SOFT_ROCE_VENDOR_ID = 0xffffff;
 
 }
 
@@ -52,10 +42,10 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	const Options &o = options_of(td);
 	if (!o.serverip || !*o.serverip) {
 		report(td, "serverip= (the address to listen on) is not set");
-		return job_failed(td, EINVAL, "serverip");
+		return fio_status(job_failed(td, EINVAL, "serverip"));
 	}
 	if (job_port(td).empty())
-		return job_failed(td, EINVAL, "port");
+		return fio_status(job_failed(td, EINVAL, "port"));
 
 	std::unique_ptr<Server> s = make();
 	s->td_ = td;
@@ -63,12 +53,13 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	int ret = rpma_utils_get_ibv_context(o.serverip, RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev);
 	if (ret) {
 		report(td, "serverip=%s is not the address of an RDMA device here", o.serverip);
-		return rpma_failed(td, "rpma_utils_get_ibv_context", ret);
+		return fio_status(rpma_failed(td, "rpma_utils_get_ibv_context", ret));
 	}
 	if ((ret = rpma_peer_new(dev, &s->peer_)))
-		return rpma_failed(td, "rpma_peer_new", ret);
+		return fio_status(rpma_failed(td, "rpma_peer_new", ret));
 	ibv_device_attr attr{};
-	s->soft_roce_ = ibv_query_device(dev, &attr) == 0 && attr.vendor_id == SOFT_ROCE_VENDOR_ID;
+	s->soft_roce_ = ibv_query_device(dev, &attr) == 0 &&
+			attr.vendor_id == rpma::SOFT_ROCE_VENDOR_ID;
 	s->link_.watch(dev, o.serverip, true);
 	// The job's one I/O is the serving of its connection; iodepth= is
 	// the GPSPM server's message slots. Left above 1, it would make fio
@@ -84,7 +75,7 @@ int Server::get_file_size(thread_data *td, fio_file *f)
 {
 	if (!td->o.size) {
 		report(td, "size= (the memory for each client) is not set");
-		return job_failed(td, EINVAL, "size");
+		return fio_status(job_failed(td, EINVAL, "size"));
 	}
 	f->real_file_size = td->o.size;
 	fio_file_set_size_known(f);
@@ -96,28 +87,34 @@ int Server::open_file(thread_data *td, fio_file *f)
 	Server *s = server_of(td);
 	if (s->served_)
 		return 0;
-	return s->open(f);
+	return fio_status(s->open(f));
 }
 
-int Server::expose(fio_file *f)
+Result Server::open(fio_file *f)
 {
-	return map_memory(f, td_->o.size) || register_memory(0, mem_.size(), &mr_);
+	Result r = map_memory(f, td_->o.size);
+	if (r == Result::DONE)
+		r = register_memory(0, mem_.size(), &mr_);
+	if (r == Result::DONE)
+		r = accept();
+	return r;
 }
 
-int Server::map_memory(fio_file *f, size_t bytes)
+Result Server::map_memory(fio_file *f, size_t bytes)
 {
-	if (mem_.map(td_, f->file_name, bytes))
-		return 1;
+	if (Result r = mem_.map(td_, f->file_name, bytes); r != Result::DONE)
+		return r;
+	// docs/platforms.md, "rxe: ODP loses the offset within a page"
 	if (mem_.kind() == Memory::Kind::FsDax && soft_roce_)
 		note("%s[%u]: warning: serving %s over Soft-RoCE (rxe), whose "
 		     "On-Demand Paging (Linux 7.2.13 at least) places each write "
 		     "and read at the start of its page: the clients' data would "
 		     "be misplaced; serve a Device DAX over rxe\n",
 		     td_->io_ops->name, td_->thread_number, f->file_name);
-	return 0;
+	return Result::DONE;
 }
 
-int Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
+Result Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
 {
 	// Least exposure: what a client does to the region, nothing more.
 	// It writes and reads it (reads, verify=), and its flush is a read.
@@ -131,7 +128,7 @@ int Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
 	if (ret)
 		return rpma_failed(td_, "rpma_mr_reg", ret);
 	if (mem_.kind() != Memory::Kind::FsDax)
-		return 0;
+		return Result::DONE;
 	// FS DAX is registered on demand (ODP): fault the pages in now rather
 	// than at the client's first writes, which would stall on them.
 	ret = rpma_mr_advise(*mr, 0, len, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
@@ -142,66 +139,80 @@ int Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
 		note("%s[%u]: note: prefetching the memory failed (%s): the first "
 		     "writes will be slower\n",
 		     td_->io_ops->name, td_->thread_number, rpma_err_2str(ret));
-	return 0;
+	return Result::DONE;
 }
 
-int Server::accept()
+Result Server::workspace_of(rpma_mr_local *mr, std::array<uint8_t, WORKSPACE_SIZE> *ws)
 {
-	const Options &o = options_of(td_);
-	const std::string port = job_port(td_);
-
 	std::vector<uint8_t> desc;
 	size_t desc_size;
-	rpma_mr_get_descriptor_size(mr_, &desc_size);
+	rpma_mr_get_descriptor_size(mr, &desc_size);
 	desc.resize(desc_size);
-	rpma_mr_get_descriptor(mr_, desc.data());
-	auto ws = encode_workspace(msg_slots(), o.direct_write_to_pmem, desc);
-	if (!ws) {
+	rpma_mr_get_descriptor(mr, desc.data());
+	auto encoded = encode_workspace(msg_slots(), options_of(td_).direct_write_to_pmem, desc);
+	if (!encoded) {
 		report(td_,
 		       "the memory descriptor (%zu bytes) does not fit the "
 		       "workspace",
 		       desc_size);
 		return job_failed(td_, EOVERFLOW, "workspace");
 	}
+	*ws = *encoded;
+	return Result::DONE;
+}
 
+Result Server::listen(const std::string &port, rpma_ep **ep)
+{
+	const Options &o = options_of(td_);
+	int ret = rpma_ep_listen(peer_, o.serverip, port.c_str(), ep);
+	if (!ret)
+		return Result::DONE;
+	if (ret == RPMA_E_PROVIDER && errno == EADDRINUSE)
+		report(td_,
+		       "cannot listen on %s:%s: the port is in use "
+		       "(another server, or one still ending); stop it or "
+		       "choose another port=",
+		       o.serverip, port.c_str());
+	else
+		report(td_, "cannot listen on %s:%s", o.serverip, port.c_str());
+	return rpma_failed(td_, "rpma_ep_listen", ret);
+}
+
+Result Server::accept()
+{
+	const Options &o = options_of(td_);
+	const std::string port = job_port(td_);
+	std::array<uint8_t, WORKSPACE_SIZE> ws;
+	if (Result r = workspace_of(mr_, &ws); r != Result::DONE)
+		return r;
 	rpma_ep *ep;
-	int ret = rpma_ep_listen(peer_, o.serverip, port.c_str(), &ep);
-	if (ret) {
-		if (ret == RPMA_E_PROVIDER && errno == EADDRINUSE)
-			report(td_,
-			       "cannot listen on %s:%s: the port is in use "
-			       "(another server, or one still ending); stop it or "
-			       "choose another port=",
-			       o.serverip, port.c_str());
-		else
-			report(td_, "cannot listen on %s:%s", o.serverip, port.c_str());
-		return rpma_failed(td_, "rpma_ep_listen", ret);
-	}
+	if (Result r = listen(port, &ep); r != Result::DONE)
+		return r;
 	note("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name, td_->thread_number,
 	     o.serverip, port.c_str());
 
-	ret = wait_for_client(ep);
-	if (!ret)
-		ret = connect_client(ep, *ws);
+	Result r = wait_for_client(ep);
+	if (r == Result::DONE)
+		r = connect_client(ep, ws);
 	// one connection per job: nobody else may connect to this port
 	rpma_ep_shutdown(&ep);
-	if (ret)
-		return ret;
+	if (r != Result::DONE)
+		return r;
 
 	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	ret = next_conn_event(conn_, ESTABLISH_TIMEOUT_MS, &ev);
-	if (ret < 0)
-		return rpma_failed(td_, "rpma_conn_next_event", ret);
-	if (ret == 1 || ev != RPMA_CONN_ESTABLISHED) {
+	r = next_conn_event(td_, conn_, HANDSHAKE_TIMEOUT_MS, &ev);
+	if (failed(r))
+		return r;
+	if (r == Result::RETRY || ev != RPMA_CONN_ESTABLISHED) {
 		report(td_, "the client's connection did not come up (%s)",
-		       ret == 1 ? "timed out" : rpma_utils_conn_event_2str(ev));
+		       r == Result::RETRY ? "timed out" : rpma_utils_conn_event_2str(ev));
 		return job_failed(td_, ECONNABORTED, "accept");
 	}
-	return 0;
+	return Result::DONE;
 }
 
 // Waits for a connection request, within runtime= if there is one.
-int Server::wait_for_client(rpma_ep *ep)
+Result Server::wait_for_client(rpma_ep *ep)
 {
 	int fd;
 	rpma_ep_get_fd(ep, &fd);
@@ -216,10 +227,10 @@ int Server::wait_for_client(rpma_ep *ep)
 			return job_failed(td_, ETIMEDOUT, "accept");
 		}
 	}
-	return 0;
+	return Result::DONE;
 }
 
-int Server::next_request(rpma_ep *ep, rpma_conn_req **req)
+Result Server::next_request(rpma_ep *ep, rpma_conn_req **req)
 {
 	rpma_conn_cfg *cfg;
 	int ret = rpma_conn_cfg_new(&cfg);
@@ -229,31 +240,33 @@ int Server::next_request(rpma_ep *ep, rpma_conn_req **req)
 	ret = rpma_ep_next_conn_req(ep, cfg, req);
 	rpma_conn_cfg_delete(&cfg);
 	if (ret == RPMA_E_NO_EVENT)
-		return ret;
-	return ret ? rpma_failed(td_, "rpma_ep_next_conn_req", ret) : 0;
+		return Result::RETRY;
+	return ret ? rpma_failed(td_, "rpma_ep_next_conn_req", ret) : Result::DONE;
 }
 
-int Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
+Result Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
 {
 	rpma_conn_req *req;
-	int ret = next_request(ep, &req);
-	if (ret)
-		return ret == RPMA_E_NO_EVENT ? rpma_failed(td_, "rpma_ep_next_conn_req", ret)
-					      : ret;
-	if ((ret = accepting(req))) {
+	Result r = next_request(ep, &req);
+	// the endpoint's fd was readable: a request, or librpma's error
+	if (r == Result::RETRY)
+		return rpma_failed(td_, "rpma_ep_next_conn_req", RPMA_E_NO_EVENT);
+	if (r != Result::DONE)
+		return r;
+	if (r = accepting(req); r != Result::DONE) {
 		rpma_conn_req_delete(&req);
-		return ret;
+		return r;
 	}
 	rpma_conn_private_data pdata{const_cast<uint8_t *>(ws.data()),
 				     static_cast<uint8_t>(ws.size())};
-	ret = rpma_conn_req_connect(&req, &pdata, &conn_);
-	return ret ? rpma_failed(td_, "rpma_conn_req_connect", ret) : 0;
+	int ret = rpma_conn_req_connect(&req, &pdata, &conn_);
+	return ret ? rpma_failed(td_, "rpma_conn_req_connect", ret) : Result::DONE;
 }
 
-int Server::link_check()
+Result Server::link_check()
 {
 	if (!link_.down())
-		return 0;
+		return Result::DONE;
 	report(td_,
 	       "the RDMA link of %s went down (its port is not active): the "
 	       "client cannot reach this server any more",
@@ -261,34 +274,43 @@ int Server::link_check()
 	return job_failed(td_, ENETDOWN, "link");
 }
 
-// Called only when idle: the clock is read off the data path.
-int Server::liveness_check(uint64_t signs)
+Probe::Due Probe::due(uint64_t signs, Clock::time_point now)
 {
-	const auto now = Clock::now();
-	if (probing_) {
-		if (now - probe_sent_ < PROBE_TIMEOUT)
-			return 0;
-		char why[64];
-		std::snprintf(why, sizeof(why), "no answer to a probe for %lld s",
-			      static_cast<long long>(
-				      std::chrono::duration_cast<std::chrono::seconds>(
-					      PROBE_TIMEOUT)
-					      .count()));
-		return client_stopped(why);
-	}
+	if (in_flight_)
+		return now - sent_ < OPERATION_TIMEOUT ? Due::NOTHING : Due::LATE;
 	if (signs != signs_ || quiet_since_ == Clock::time_point{}) {
 		signs_ = signs;
 		quiet_since_ = now;
-		return 0;
+		return Due::NOTHING;
 	}
-	if (now - quiet_since_ < PROBE_IDLE)
-		return 0;
+	return now - quiet_since_ < PROBE_IDLE ? Due::NOTHING : Due::SEND;
+}
+
+std::string Probe::late_why()
+{
+	return "no answer to a probe for " +
+	       std::to_string(std::chrono::duration_cast<std::chrono::seconds>(OPERATION_TIMEOUT)
+				      .count()) +
+	       " s";
+}
+
+// Called only when idle: the clock is read off the data path.
+Result Server::liveness_check(uint64_t signs)
+{
+	const auto now = Clock::now();
+	switch (probe_.due(signs, now)) {
+	case Probe::Due::NOTHING:
+		return Result::DONE;
+	case Probe::Due::LATE:
+		return client_stopped(Probe::late_why().c_str());
+	case Probe::Due::SEND:
+		break;
+	}
 	int ret = rpma_write(conn_, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS, this);
 	if (ret)
 		return rpma_failed(td_, "rpma_write (a probe of the client)", ret);
-	probing_ = true;
-	probe_sent_ = now;
-	return 0;
+	probe_.sent(now);
+	return Result::DONE;
 }
 
 bool Server::is_probe(const ibv_wc &wc) const
@@ -296,33 +318,33 @@ bool Server::is_probe(const ibv_wc &wc) const
 	return wc.wr_id == reinterpret_cast<uintptr_t>(this);
 }
 
-int Server::probe_done(const ibv_wc &wc, bool end_expected)
+Result Server::probe_done(const ibv_wc &wc, bool end_expected)
 {
-	probing_ = false;
-	quiet_since_ = Clock::now();
+	probe_.completed(Clock::now());
 	if (wc.status == IBV_WC_SUCCESS)
-		return 0;
+		return Result::DONE;
 	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	if (next_conn_event(conn_, DISCONNECT_GRACE_MS, &ev) == 0)
+	const Result r = next_conn_event(td_, conn_, DISCONNECT_GRACE_MS, &ev);
+	if (r == Result::DONE)
 		return connection_ended(ev, end_expected);
-	return client_stopped(ibv_wc_status_str(wc.status));
+	return r == Result::RETRY ? client_stopped(ibv_wc_status_str(wc.status)) : r;
 }
 
-int Server::poll_probe(rpma_cq *cq, bool end_expected)
+Result Server::poll_probe(rpma_cq *cq, bool end_expected)
 {
-	if (!probing_)
-		return 0;
+	if (!probe_.in_flight())
+		return Result::DONE;
 	ibv_wc wc{};
 	int got = 0;
 	int ret = rpma_cq_get_wc(cq, 1, &wc, &got);
 	if (ret == RPMA_E_NO_COMPLETION)
-		return 0;
+		return Result::DONE;
 	if (ret)
 		return rpma_failed(td_, "rpma_cq_get_wc", ret);
 	return probe_done(wc, end_expected);
 }
 
-int Server::client_stopped(const char *why)
+Result Server::client_stopped(const char *why)
 {
 	const Options &o = options_of(td_);
 	report(td_,
@@ -332,12 +354,12 @@ int Server::client_stopped(const char *why)
 	return job_failed(td_, ETIMEDOUT, "client");
 }
 
-int Server::connection_ended(rpma_conn_event ev, bool end_expected)
+Result Server::connection_ended(rpma_conn_event ev, bool end_expected)
 {
 	if (ev == RPMA_CONN_CLOSED) {
 		closed_ = true;
 		if (end_expected)
-			return 0;
+			return Result::DONE;
 		report(td_, "the client disconnected before ending the run "
 			    "(was it killed?)");
 	} else {
@@ -355,7 +377,7 @@ fio_q_status Server::queue(thread_data *td, io_u *)
 		s->served_ = true;
 		// a failed serve() has set the job's error (report.hh), which
 		// fio's exit status shows; the I/O itself has nothing to add
-		s->serve();
+		(void)s->serve();
 	}
 	td->done = 1;
 	return FIO_Q_COMPLETED;
@@ -371,13 +393,8 @@ int Server::close_file(thread_data *td, fio_file *)
 // client may be waiting for an answer, so disconnect it at once.
 void Server::goodbye()
 {
-	if (conn_ && !closed_ && !td_->error) {
-		const auto deadline = Clock::now() + std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
-		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-		while (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST &&
-		       next_conn_event(conn_, ms_left(deadline), &ev) == 0)
-			;
-	}
+	if (conn_ && !closed_ && !td_->error)
+		await_goodbye(conn_);
 	close_connection(&conn_);
 	rpma_mr_dereg(&mr_);
 	mem_.unmap();

@@ -2,7 +2,8 @@
 // server.hh -- the part of librpma_apm_server and librpma_gpspm_server that
 // does not depend on the persistency method.
 //
-// Each server job serves one client connection. Opening its "file" maps
+// Each server job serves one client connection (a job of clients=N serves
+// N: many_server.hh). Opening its "file" maps
 // the memory, registers it, listens on serverip:port+N-1 and accepts one
 // connection, describing the memory in the accept's private data (the
 // workspace). The job's first I/O then serves the connection until the
@@ -11,18 +12,59 @@
 #ifndef RPMA_ENGINE_SERVER_HH
 #define RPMA_ENGINE_SERVER_HH
 
+#include "conn_events.hh"
 #include "fio.hh"
 #include "link.hh"
+#include "result.hh"
 #include "server_memory.hh"
+#include "workspace.hh"
 
 #include <infiniband/verbs.h>
 #include <librpma.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 namespace rpma_fio {
+
+// The liveness probe of one client, for the idle moments of its serving:
+// after PROBE_IDLE without a new sign of life (what the client has sent), a
+// zero-length RDMA write goes to the client (it needs no key and leaves no
+// trace there), which must complete within OPERATION_TIMEOUT.
+class Probe {
+public:
+	enum class Due {
+		NOTHING, // the client gave a sign lately, or the probe is on its way
+		SEND,    // send a probe now, then sent()
+		LATE,    // the probe did not complete in time
+	};
+	// What is due at `now`, the client having given `signs` so far (0 if
+	// it sends nothing).
+	Due due(uint64_t signs, Clock::time_point now);
+	void sent(Clock::time_point now)
+	{
+		in_flight_ = true;
+		sent_ = now;
+	}
+	// Its completion came (whatever its status).
+	void completed(Clock::time_point now)
+	{
+		in_flight_ = false;
+		quiet_since_ = now;
+	}
+	bool in_flight() const { return in_flight_; }
+	// Why a LATE probe means the client is gone, for messages.
+	static std::string late_why();
+
+private:
+	uint64_t signs_ = 0;
+	Clock::time_point quiet_since_{};
+	Clock::time_point sent_{};
+	bool in_flight_ = false;
+};
 
 class Server {
 public:
@@ -40,54 +82,56 @@ public:
 protected:
 	// Opens the job's "file": exposes the memory and accepts its client
 	// (a server with clients=N: many_server.hh).
-	virtual int open(fio_file *f) { return expose(f) || accept(); }
+	virtual Result open(fio_file *f);
 	// Ends the job's connection after its serving (close_file).
 	virtual void goodbye();
-	// Maps bytes of the job's memory into mem_: 0, or 1 after reporting.
-	int map_memory(fio_file *f, size_t bytes);
-	// Registers [offset, +len) of mem_ for a client's remote access: 0, or
-	// 1 after reporting.
-	int register_memory(size_t offset, size_t len, rpma_mr_local **mr);
-
+	// Maps bytes of the job's memory into mem_.
+	Result map_memory(fio_file *f, size_t bytes);
+	// Registers [offset, +len) of mem_ for a client's remote access.
+	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
+	// The workspace that describes mr to a client (the accept's private
+	// data).
+	Result workspace_of(rpma_mr_local *mr, std::array<uint8_t, WORKSPACE_SIZE> *ws);
+	// Listens on serverip:port, saying why it cannot.
+	Result listen(const std::string &port, rpma_ep **ep);
 	// The next connection request on ep, its queues as configure() says:
-	// 0, RPMA_E_NO_EVENT if none came after all, or 1 after reporting.
-	int next_request(rpma_ep *ep, rpma_conn_req **req);
+	// DONE, RETRY if none came after all, or FAILED.
+	Result next_request(rpma_ep *ep, rpma_conn_req **req);
 
 	// Receives the flavour posts before accepting (max_msg_num).
 	virtual uint16_t msg_slots() const { return 0; }
 	// Queues of the connection; called before the connection exists.
 	virtual void configure(rpma_conn_cfg *) {}
 	// Before the accept: the last moment to post receives on req.
-	virtual int accepting(rpma_conn_req *) { return 0; }
-	// Serves the connection until the client ends the run: 0, or 1 after
-	// reporting an error.
-	virtual int serve() = 0;
+	virtual Result accepting(rpma_conn_req *) { return Result::DONE; }
+	// Serves the connection until the client ends the run: DONE, or
+	// FAILED.
+	virtual Result serve() = 0;
 
-	// What a connection event during serve() means. Returns 0 if the run
-	// ended as it should (the client disconnected after end_expected),
-	// else 1 after reporting.
-	int connection_ended(rpma_conn_event ev, bool end_expected);
+	// What a connection event during serve() means: DONE if the run ended
+	// as it should (the client disconnected after end_expected), else
+	// FAILED.
+	Result connection_ended(rpma_conn_event ev, bool end_expected);
 
-	// For serve()'s idle moments: 1 after reporting that the link under
-	// the connection went down (no event would ever say so), else 0.
-	int link_check();
+	// For serve()'s idle moments: FAILED after reporting that the link
+	// under the connection went down (no event would ever say so), else
+	// DONE.
+	Result link_check();
 
-	// For serve()'s idle moments: whether the client still answers.
-	// `signs` counts what the client has sent (0 if nothing is expected);
-	// after PROBE_IDLE without a new one, a zero-length RDMA write goes to
-	// the client (it needs no key and leaves no trace there), which must
-	// complete within PROBE_TIMEOUT. 1 after reporting that it failed or
-	// did not complete, else 0.
-	int liveness_check(uint64_t signs);
-	// Whether wc is the probe's; probe_done() then takes it: 0, or 1
-	// after reporting a failed probe. A probe fails too when the client
+	// For serve()'s idle moments: whether the client still answers
+	// (Probe). `signs` counts what the client has sent (0 if nothing is
+	// expected). FAILED after reporting that the probe failed or did not
+	// complete, else DONE.
+	Result liveness_check(uint64_t signs);
+	// Whether wc is the probe's; probe_done() then takes it: DONE, or
+	// FAILED after reporting a failed probe. A probe fails too when the client
 	// has just disconnected: that event, if it comes, is what counts
 	// (connection_ended() with end_expected).
 	bool is_probe(const ibv_wc &wc) const;
-	int probe_done(const ibv_wc &wc, bool end_expected);
+	Result probe_done(const ibv_wc &wc, bool end_expected);
 	// For a flavour that takes no completions by itself: takes the
 	// probe's from cq if it has come; as probe_done().
-	int poll_probe(rpma_cq *cq, bool end_expected);
+	Result poll_probe(rpma_cq *cq, bool end_expected);
 
 	thread_data *td_ = nullptr;
 	rpma_peer *peer_ = nullptr;
@@ -96,23 +140,20 @@ protected:
 	bool closed_ = false;  // the client's disconnect has arrived
 	unsigned iodepth_ = 1; // the job's iodepth= (fio's own is set to 1)
 
+	// a probe failed by the client's disconnect precedes that event by little
+	static constexpr int DISCONNECT_GRACE_MS = 1000;
+
 private:
-	int expose(fio_file *f);
-	int accept();
-	int wait_for_client(rpma_ep *ep);
-	int connect_client(rpma_ep *ep, std::span<const uint8_t> ws);
+	Result accept();
+	Result wait_for_client(rpma_ep *ep);
+	Result connect_client(rpma_ep *ep, std::span<const uint8_t> ws);
 
 	rpma_mr_local *mr_ = nullptr;
 	bool served_ = false;
 	bool soft_roce_ = false; // the device is rxe (FS DAX: a warning)
 	LinkWatch link_;
-	// the liveness probe: signs_ as last seen and since when, and when
-	// the probe in flight (if any) went out
-	uint64_t signs_ = 0;
-	Clock::time_point quiet_since_{};
-	Clock::time_point probe_sent_{};
-	bool probing_ = false;
-	int client_stopped(const char *why);
+	Probe probe_;
+	Result client_stopped(const char *why);
 };
 
 }

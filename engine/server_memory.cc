@@ -30,7 +30,7 @@ void Memory::unmap()
 	size_ = 0;
 }
 
-int Memory::map(thread_data *td, const char *filename, size_t size)
+Result Memory::map(thread_data *td, const char *filename, size_t size)
 {
 	if (std::strcmp(filename, "malloc") != 0)
 		return map_pmem(td, filename, size);
@@ -41,12 +41,12 @@ int Memory::map(thread_data *td, const char *filename, size_t size)
 	kind_ = Kind::Dram;
 	base_ = static_cast<char *>(dram_);
 	size_ = size;
-	return 0;
+	return Result::DONE;
 }
 
 // pmem2 maps the whole file or device; the persist function it hands out
 // is valid only once a mapping exists.
-int Memory::map_pmem(thread_data *td, const char *filename, size_t size)
+Result Memory::map_pmem(thread_data *td, const char *filename, size_t size)
 {
 	if (size % page_size) {
 		report(td,
@@ -96,7 +96,7 @@ int Memory::map_pmem(thread_data *td, const char *filename, size_t size)
 	base_ = static_cast<char *>(pmem2_map_get_address(map_)) + offset;
 	size_ = size;
 	persist_ = pmem2_get_persist_fn(map_);
-	return 0;
+	return Result::DONE;
 }
 
 void Memory::persist(size_t offset, size_t length) const

@@ -8,6 +8,7 @@
 #define RPMA_ENGINE_SERVER_MEMORY_HH
 
 #include "fio.hh"
+#include "result.hh"
 
 #include <libpmem2.h>
 
@@ -24,8 +25,8 @@ public:
 	Memory &operator=(const Memory &) = delete;
 	~Memory();
 
-	// 0, or 1 after reporting why not
-	int map(thread_data *td, const char *filename, size_t size);
+	// DONE, or FAILED after reporting why not
+	Result map(thread_data *td, const char *filename, size_t size);
 	void unmap();
 
 	char *base() const { return base_; }
@@ -37,7 +38,7 @@ public:
 	void persist(size_t offset, size_t length) const;
 
 private:
-	int map_pmem(thread_data *td, const char *filename, size_t size);
+	Result map_pmem(thread_data *td, const char *filename, size_t size);
 
 	Kind kind_ = Kind::Dram;
 	char *base_ = nullptr;

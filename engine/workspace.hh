@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // workspace.hh -- what a server tells its client in the accept's private
-// data: 28 bytes, the layout of the old fio engines (interop.md §8.6).
+// data: 28 bytes, the layout of the old fio engines (docs/compatibility.md,
+// "The fio engines' workspace").
 //
 //   0  u16 LE  max_msg_num: GPSPM receives posted by the server (APM: 0)
 //   2  u8      direct_write_to_pmem

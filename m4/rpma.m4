@@ -113,7 +113,8 @@ AC_DEFUN([RPMA_SUMMARY], [
 	AC_MSG_NOTICE([rpma $PACKAGE_VERSION will build
   library: yes, installed into $rpma_libdir
   fio engines: $rpma_engines
-  engine links by bare name: $rpma_links$rpma_summary])
+  engine links by bare name: $rpma_links
+  assertions (--enable-checked): $enable_checked$rpma_summary])
 ])
 
 # RPMA_FIO_PROBE(WHAT, MACRO, BODY): defines MACRO when BODY compiles in a

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <memory>
 
@@ -59,12 +60,14 @@ public:
 	// The bytes the emulated flush reads at the flushed offset.
 	static constexpr size_t FLUSH_LENGTH = 8;
 
-	// Data path. Arguments were validated by the caller: every local range
-	// fits one SGE (MrLocal::holds), so its length narrows to 32 bits
-	// losslessly.
+	// Data path. Arguments were validated by the caller (rpma/c/): every
+	// local range fits one SGE (MrLocal::holds), so its length narrows to
+	// 32 bits losslessly. Checked builds (configure --enable-checked)
+	// assert these preconditions.
 	int read(const MrLocal *dst, size_t dst_offset, const MrRemote *src, size_t src_offset,
 		 size_t len, int flags, const void *op_context) noexcept
 	{
+		assert(transfer_fits(dst, dst_offset, src, src_offset, len));
 		ibv_send_wr wr = work_request(IBV_WR_RDMA_READ, flags, op_context);
 		ibv_sge sge;
 		if (src)
@@ -93,6 +96,7 @@ public:
 	int atomic_write(const MrRemote &dst, size_t dst_offset, const char src[8], int flags,
 			 const void *op_context) noexcept
 	{
+		assert(src && dst_offset % 8 == 0 && dst.holds(dst_offset, 8));
 		if (native_atomic_write_)
 			return native_atomic_write(dst, dst_offset, src, flags, op_context);
 		ibv_send_wr wr = work_request(IBV_WR_RDMA_WRITE, flags, op_context);
@@ -107,6 +111,7 @@ public:
 	int write_atomic(const MrRemote &dst, size_t dst_offset, const MrLocal &src,
 			 size_t src_offset, int flags, const void *op_context) noexcept
 	{
+		assert(dst_offset % 8 == 0 && dst.holds(dst_offset, 8) && src.holds(src_offset, 8));
 		ibv_send_wr wr = work_request(IBV_WR_RDMA_WRITE, flags, op_context);
 		wr.send_flags |= IBV_SEND_FENCE;
 		ibv_sge sge;
@@ -150,6 +155,7 @@ public:
 
 	int recv(const MrLocal *dst, size_t offset, size_t len, const void *op_context) noexcept
 	{
+		assert(message_fits(dst, offset, len));
 		ibv_recv_wr wr{};
 		wr.wr_id = reinterpret_cast<uintptr_t>(op_context);
 		ibv_sge sge;
@@ -218,6 +224,7 @@ private:
 		       const MrLocal *src, size_t src_offset, size_t len, int flags, uint32_t imm,
 		       const void *op_context) noexcept
 	{
+		assert(transfer_fits(src, src_offset, dst, dst_offset, len));
 		ibv_send_wr wr = work_request(opcode, flags, op_context);
 		wr.imm_data = htonl(imm);
 		ibv_sge sge;
@@ -230,6 +237,7 @@ private:
 	int send_with(ibv_wr_opcode opcode, const MrLocal *src, size_t offset, size_t len,
 		      int flags, uint32_t imm, const void *op_context) noexcept
 	{
+		assert(message_fits(src, offset, len));
 		ibv_send_wr wr = work_request(opcode, flags, op_context);
 		wr.imm_data = htonl(imm);
 		ibv_sge sge;

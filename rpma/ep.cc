@@ -32,7 +32,7 @@ int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
 	if (shares_channel_with_srq_rcq(cfg))
 		return RPMA_E_INVAL;
 	CmEvent event;
-	if (int ret = next_cm_event(events_.get(), event))
+	if (int ret = next_listening_event(events_.get(), event))
 		return ret;
 	if (event->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
 		RPMA_LOG_ERROR("Unexpected event received: %s", rdma_event_str(event->event));

@@ -10,6 +10,7 @@
 #include "error.hh"
 #include "log.hh"
 #include "peer.hh"
+#include "soft_roce.hh"
 
 namespace rpma {
 
@@ -46,13 +47,9 @@ ibv_mr *register_region(ibv_pd *pd, void *ptr, size_t size, int access)
 	return ibv_reg_mr(pd, ptr, size, access);
 }
 
-// rxe (Soft-RoCE, vendor id 0xffffff) of Linux 7.2.13 copies every access
-// to an On-Demand Paging region at the start of its page while reporting
-// success (__rxe_odp_mr_copy() never adds the offset within the page).
-// Only a transfer tells a fixed kernel from a broken one, which a
-// registration cannot afford, so the warning goes to every rxe.
-constexpr uint32_t SOFT_ROCE_VENDOR_ID = 0xffffff;
-
+// docs/platforms.md, "rxe: ODP loses the offset within a page". Only a
+// transfer tells a fixed kernel from a broken one, which a registration
+// cannot afford, so every rxe gets the warning.
 void warn_if_soft_roce(ibv_context *context)
 {
 	ibv_device_attr_ex attr{};
@@ -119,9 +116,9 @@ int MrLocal::advise(size_t offset, size_t len, int advice, uint32_t flags) const
 	if (!holds(offset, len))
 		return RPMA_E_INVAL;
 #if HAVE_DECL_IBV_ADVISE_MR
-	// Only a region that pages on demand has pages to prefetch. rxe of
-	// Linux 7.2.13 takes any region for one (rxe_ib_advise_mr() never
-	// checks) and faults in the kernel, so the device is not asked.
+	// Only a region that pages on demand has pages to prefetch, and rxe
+	// faults on any other (docs/platforms.md, "rxe: advising a pinned
+	// region faults the kernel"), so the device is not asked.
 	if (!on_demand_) {
 		RPMA_LOG_ERROR("the region was not registered with On-Demand Paging: "
 			       "nothing to advise");

@@ -84,6 +84,25 @@ private:
 	int usage_ = 0;
 };
 
+// Whether a transfer between [local_offset, +len) of local and
+// [remote_offset, +len) of remote may be posted: both regions hold their
+// range, or neither is given and nothing moves (a 0-byte operation that
+// still completes).
+inline bool transfer_fits(const MrLocal *local, size_t local_offset, const MrRemote *remote,
+			  size_t remote_offset, size_t len) noexcept
+{
+	if (local && remote)
+		return local->holds(local_offset, len) && remote->holds(remote_offset, len);
+	return !local && !remote && local_offset == 0 && remote_offset == 0 && len == 0;
+}
+
+// Whether a message of [offset, +len) of mr may be posted: a buffer may be
+// absent only for an empty message.
+inline bool message_fits(const MrLocal *mr, size_t offset, size_t len) noexcept
+{
+	return mr ? mr->holds(offset, len) : offset == 0 && len == 0;
+}
+
 } // namespace rpma
 
 #endif

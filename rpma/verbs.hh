@@ -111,6 +111,11 @@ private:
 // is pending on a non-blocking channel, or RPMA_E_PROVIDER.
 int next_cm_event(rdma_event_channel *channel, CmEvent &event) noexcept;
 
+// The same for the channel of a listening id, whose events make ids (the
+// incoming requests'): the event is taken under the lock of create_cm_id()
+// (cm_id.cc). On a blocking channel it waits for one, without the lock.
+int next_listening_event(rdma_event_channel *channel, CmEvent &event) noexcept;
+
 } // namespace rpma
 
 #endif

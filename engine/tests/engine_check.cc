@@ -15,12 +15,24 @@
 // - ENGINE_CHECK_FAIL=FUNCTION:N makes the Nth call of FUNCTION (rpma_read,
 //   rpma_write, rpma_flush or rpma_send) in the process fail as a failed
 //   post would: RPMA_E_PROVIDER, nothing posted.
+//
+// - Two windows of a GPSPM server that sleeps between completions, made
+//   certain (safety.sh): ENGINE_CHECK_HOLD=N deschedules the thread that
+//   posts the process's Nth rpma_send, from then until its connection has
+//   news: its rpma_cq_get_wc finds nothing, and its poll() of two fds (the
+//   server's sleep: the connection's events, then the completion channel)
+//   waits for the first alone; then it wakes with both at once.
+//   ENGINE_CHECK_HIDE_SENDS=1 keeps every successful SEND completion from
+//   rpma_cq_get_wc, as if the acknowledgements of the server's answers had
+//   not come yet. Each says so once ("engine-check: released ...",
+//   "engine-check: hid ..."), so that a case knows the window was there.
 #include <infiniband/verbs.h>
 #include <librpma.h>
 #include <rdma/rdma_cma.h>
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -112,6 +124,18 @@ bool inject(const char *function)
 	say("engine-check: failing call %ld of %s\n", calls.load(), function);
 	return true;
 }
+
+long env_number(const char *name)
+{
+	const char *v = std::getenv(name);
+	return v ? std::atol(v) : 0;
+}
+
+// ENGINE_CHECK_HOLD and ENGINE_CHECK_HIDE_SENDS
+const long hold_after = env_number("ENGINE_CHECK_HOLD");
+const bool hide_sends = env_number("ENGINE_CHECK_HIDE_SENDS") != 0;
+std::atomic<long> sends;
+thread_local bool holding;
 
 struct Summary {
 	~Summary()
@@ -263,9 +287,65 @@ FAULT(rpma_flush,
       (rpma_conn * conn, rpma_mr_remote *dst, size_t dst_offset, size_t len,
        enum rpma_flush_type type, int flags, const void *op_context),
       (conn, dst, dst_offset, len, type, flags, op_context))
-FAULT(rpma_send,
-      (rpma_conn * conn, const rpma_mr_local *src, size_t offset, size_t len, int flags,
-       const void *op_context),
-      (conn, src, offset, len, flags, op_context))
+int rpma_send(rpma_conn *conn, const rpma_mr_local *src, size_t offset, size_t len, int flags,
+	      const void *op_context)
+{
+	static auto f = real<int (*)(rpma_conn *, const rpma_mr_local *, size_t, size_t, int,
+				     const void *)>("librpma.so.0", "rpma_send");
+	if (inject("rpma_send"))
+		return RPMA_E_PROVIDER;
+	int ret = f(conn, src, offset, len, flags, op_context);
+	if (ret == 0 && hold_after && ++sends == hold_after) {
+		holding = true;
+		say("engine-check: holding the completions of the thread of rpma_send %ld\n",
+		    hold_after);
+	}
+	return ret;
+}
+
+int rpma_cq_get_wc(rpma_cq *cq, int num_entries, ibv_wc *wc, int *num_entries_got)
+{
+	static auto f = real<int (*)(rpma_cq *, int, ibv_wc *, int *)>("librpma.so.0",
+								       "rpma_cq_get_wc");
+	static std::atomic<long> hidden;
+	if (holding)
+		return RPMA_E_NO_COMPLETION;
+	if (!hide_sends)
+		return f(cq, num_entries, wc, num_entries_got);
+	for (;;) {
+		int got = 1;
+		int ret = f(cq, num_entries, wc, num_entries_got ? &got : nullptr);
+		if (ret)
+			return ret;
+		int kept = 0;
+		for (int i = 0; i < got; i++) {
+			if (wc[i].status == IBV_WC_SUCCESS && wc[i].opcode == IBV_WC_SEND) {
+				if (hidden++ == 0)
+					say("engine-check: hid a SEND completion\n");
+				continue;
+			}
+			wc[kept++] = wc[i];
+		}
+		if (kept) {
+			if (num_entries_got)
+				*num_entries_got = kept;
+			return 0;
+		}
+	}
+}
+
+int poll(pollfd *fds, nfds_t nfds, int timeout)
+{
+	static auto f = real<int (*)(pollfd *, nfds_t, int)>("libc.so.6", "poll");
+	if (!holding || nfds != 2)
+		return f(fds, nfds, timeout);
+	fds[1].revents = 0;
+	int ret = f(fds, 1, timeout);
+	if (ret <= 0)
+		return ret;
+	holding = false;
+	say("engine-check: released the thread's completions: its connection has news\n");
+	return f(fds, 2, 0);
+}
 
 } // extern "C"

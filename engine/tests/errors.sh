@@ -4,14 +4,16 @@
 # case expects a failure (or an end) within seconds and a clear message.
 # Sourced by in-vm.sh after lib.sh.
 
-# expect NAME CONDITION-DESCRIPTION COMMAND...: pass if COMMAND is true
+# expect STATUS NAME WHAT: the verdict of case NAME from the status of its
+# check, the condition run just before (`$?` first, before any other
+# expansion can change it): 0 passes, else it fails saying WHAT
+#   ((crc)) && has client "reaches past the end"
+#   expect $? "$name" "not refused with a message"
 expect() {
-	local name=$1 what=$2
-	shift 2
-	if "$@"; then
-		pass "$name"
+	if (($1 == 0)); then
+		pass "$2"
 	else
-		fail "$name" "$what"
+		fail "$2" "$3"
 	fi
 }
 
@@ -46,11 +48,11 @@ dead_client() {
 		fail "$name" "the server still runs 15 s after its client died"
 	elif [[ $kind == gpspm ]]; then
 		# GPSPM knows that the run did not end: the client sent no end
-		expect "$name" "no error exit or no message" \
-			eval '((src)) && has server "disconnected before ending the run"'
+		((src)) && has server "disconnected before ending the run"
+		expect $? "$name" "no error exit or no message"
 	else
-		expect "$name" "APM server status $src, not 0 as after an orderly end" \
-			eval '((src == 0))'
+		((src == 0))
+		expect $? "$name" "APM server status $src, not 0 as after an orderly end"
 		echo "  $name: the server ended $((SECONDS - killed)) s after the kill"
 	fi
 }
@@ -69,8 +71,8 @@ dead_server() {
 	if ((crc == 124)); then
 		fail "$name" "the client still runs 20 s after its server died"
 	else
-		expect "$name" "no error exit or no message" eval \
-			'((crc)) && { has client "an RDMA operation failed" || has client "the server ended the connection"; }'
+		((crc)) && { has client "an RDMA operation failed" || has client "the server ended the connection"; }
+		expect $? "$name" "no error exit or no message"
 	fi
 }
 
@@ -97,9 +99,9 @@ link_down() {
 	wait_exit "$SERVER_PID" 30
 	src=$?
 	ip link set "$RPMA_TEST_NETDEV" up
-	expect "$name" "client $crc, server $src (124: still running), or no message" \
-		eval '((crc && crc != 124 && src && src != 124)) && has server "went down" &&
-			{ has client "went down" || has client "an RDMA operation failed"; }'
+	((crc && crc != 124 && src && src != 124)) && has server "went down" &&
+		{ has client "went down" || has client "an RDMA operation failed"; }
+	expect $? "$name" "client $crc, server $src (124: still running), or no message"
 	echo "  $name: both ended within $((SECONDS - down)) s of the link going down"
 }
 
@@ -134,8 +136,8 @@ other_link_down() {
 	src=$?
 	rdma link delete rxe-other
 	ip link del rpma-other
-	expect "$name" "client $crc, server $src: the other device's link ended the run" \
-		eval '((crc == 0 && src == 0))'
+	((crc == 0 && src == 0))
+	expect $? "$name" "client $crc, server $src: the other device's link ended the run"
 }
 
 # The server is killed and started again on its port while a new client
@@ -154,7 +156,8 @@ server_restart() {
 	wait_exit "$client" 120
 	crc=$?
 	wait_exit "$SERVER_PID" 30
-	expect "$name" "client status $crc" eval '((crc == 0))'
+	((crc == 0))
+	expect $? "$name" "client status $crc"
 }
 
 # A client range beyond the server's memory is refused before any I/O.
@@ -165,28 +168,26 @@ size_too_big() {
 	fio_client "$kind" --rw=write --bs=4k --size=4m
 	crc=$?
 	wait_exit "$SERVER_PID" 15
-	expect "$name" "not refused with a message" \
-		eval '((crc)) && has client "reaches past the end of the server'"'"'s memory"'
+	((crc)) && has client "reaches past the end of the server's memory"
+	expect $? "$name" "not refused with a message"
 }
 
 # Nobody listens: the client waits connect_timeout seconds, then says so.
 no_server() {
-	# shellcheck disable=SC2034 # start: read by the eval'ed condition below
 	local name=no-server crc start=$SECONDS
 	begin_case "$name"
 	fio_client apm --rw=write --bs=4k --size=1m --connect_timeout=3
 	crc=$?
 	# the upper bound is loose: fio alone may take 10 s to start in a busy
 	# VM; the old engines' 10 tries of 5 s would pass 45 s
-	expect "$name" "no error exit, no message or not within 3..45 s" \
-		eval '((crc && SECONDS - start >= 3 && SECONDS - start < 45)) && has client "no server listens at $ip:$port (gave up after 3 s"'
+	((crc && SECONDS - start >= 3 && SECONDS - start < 45)) && has client "no server listens at $ip:$port (gave up after 3 s"
+	expect $? "$name" "no error exit, no message or not within 3..45 s"
 }
 
 # A client's flush request for a range outside the server's memory, or
 # bytes that are no request: the server persists nothing, ends the
 # connection and fails its job with the reason.
 gpspm_bad_request() {
-	# shellcheck disable=SC2034 # message: read by the eval'ed condition below
 	local what=$1 name=$1-request message=$2 rrc src
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
 	begin_case "$name"
@@ -196,8 +197,8 @@ gpspm_bad_request() {
 	rrc=$?
 	wait_exit "$SERVER_PID" 15
 	src=$?
-	expect "$name" "client status $rrc, server status $src, or no message" \
-		eval '((rrc == 0 && src && src != 124)) && has server "$message"'
+	((rrc == 0 && src && src != 124)) && has server "$message"
+	expect $? "$name" "client status $rrc, server status $src, or no message"
 }
 
 # A client that stops answering without a word (its queue pair drops all
@@ -218,8 +219,8 @@ silent_client() {
 	wait_exit "$SERVER_PID" 15
 	src=$?
 	echo "  $name: the server ended $((SECONDS - start)) s after its client fell silent"
-	expect "$name" "rogue status $rrc (0: disconnected by the server), server status $src, or no message" \
-		eval '((rrc == 0 && src && src != 124)) && has server "stopped answering"'
+	((rrc == 0 && src && src != 124)) && has server "stopped answering"
+	expect $? "$name" "rogue status $rrc (0: disconnected by the server), server status $src, or no message"
 }
 
 # Least exposure: a client writing past the server's memory gets a remote
@@ -238,8 +239,8 @@ outside_region() {
 	wait_exit "$FIO_PID" 120
 	crc=$?
 	wait_exit "$SERVER_PID" 30
-	expect "$name" "rogue status $rrc (0: remote access error), client status $crc" \
-		eval '((rrc == 0 && crc == 0))'
+	((rrc == 0 && crc == 0))
+	expect $? "$name" "rogue status $rrc (0: remote access error), client status $crc"
 }
 
 # A second server on a busy port: refused at once, with the reason.
@@ -255,8 +256,8 @@ port_in_use() {
 	src=$?
 	kill "$first" 2>/dev/null
 	wait "$first" 2>/dev/null
-	expect "$name" "no error exit within 15 s or no message" \
-		eval '((src && src != 124)) && has server "the port is in use"'
+	((src && src != 124)) && has server "the port is in use"
+	expect $? "$name" "no error exit within 15 s or no message"
 }
 
 # The server starts late: the client waits for it (the old engines gave up
@@ -271,8 +272,8 @@ late_server() {
 	wait_exit "$client" 120
 	crc=$?
 	wait_exit "$SERVER_PID" 15
-	expect "$name" "the client did not wait for the server" \
-		eval '((crc == 0)) && has client "connected after"'
+	((crc == 0)) && has client "connected after"
+	expect $? "$name" "the client did not wait for the server"
 }
 
 # create_serialize=1 (fio's default) without size=: a message, no crash.
@@ -281,8 +282,8 @@ no_size() {
 	begin_case "$name"
 	fio_client apm --rw=write --bs=4k --connect_timeout=1
 	crc=$?
-	expect "$name" "no message, or a crash" \
-		eval '((crc && crc < 128)) && has client "set size= or create_serialize=0"'
+	((crc && crc < 128)) && has client "set size= or create_serialize=0"
+	expect $? "$name" "no message, or a crash"
 }
 
 # An APM client must not believe a flush of PMem persists what the server
@@ -298,8 +299,8 @@ apm_pmem_without_dwtp() {
 	fio_client apm --rw=write --bs=4k --size=1m
 	crc=$?
 	wait_exit "$SERVER_PID" 15
-	expect "$name" "not refused with a message" \
-		eval '((crc)) && has client "use librpma_gpspm_* instead"'
+	((crc)) && has client "use librpma_gpspm_* instead"
+	expect $? "$name" "not refused with a message"
 }
 
 # FS DAX needs On-Demand Paging, which rxe lacks before kernel 6.15 (Debian
@@ -321,8 +322,8 @@ fsdax_without_odp() {
 	fio_client gpspm --rw=write --bs=4k --size=4m --verify=crc32c --connect_timeout=5
 	wait_exit "$SERVER_PID" 15
 	src=$?
-	expect "$name" "not refused with a message" \
-		eval '((src)) && has server "needs On-Demand Paging"'
+	((src)) && has server "needs On-Demand Paging"
+	expect $? "$name" "not refused with a message"
 	rm -f "$RPMA_TEST_FSDAX/$name"
 }
 

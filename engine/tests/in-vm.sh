@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# engine/tests/in-vm.sh [quick|full|interop|platform] -- runs the engine tests inside the VM
+# engine/tests/in-vm.sh [quick|full|interop|platform|helgrind|drd] -- runs the engine tests inside the VM
 # that engine/tests/engines boots; the host judges them (evaluate.py).
 set -uo pipefail
 
@@ -25,6 +25,8 @@ echo "in-vm.sh: $(command -v fio) is $(fio --version)"
 . "$here/safety.sh"
 # shellcheck source=many.sh
 . "$here/many.sh"
+# shellcheck source=races.sh
+. "$here/races.sh"
 
 mode=${1:-quick}
 # ENGINE_CASES="CASE ARGS; CASE ARGS...": only these cases (the functions
@@ -53,7 +55,11 @@ platform)	# the cases that depend on the kernel: FS DAX with or without ODP
 	fsdax_without_odp
 	exit 0
 	;;
-*) echo "usage: $0 [quick|full|interop|platform]" >&2; exit 2 ;;
+helgrind | drd)	# make check-helgrind, check-drd: the multi-job runs only
+	race_cases "$mode"
+	exit 0
+	;;
+*) echo "usage: $0 [quick|full|interop|platform|helgrind|drd]" >&2; exit 2 ;;
 esac
 extras
 examples_case apm json+

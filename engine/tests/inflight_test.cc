@@ -1,11 +1,25 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // inflight_test.cc -- the client engines' bookkeeping of io_us in flight
 // and of the flushes they need (engine/inflight.hh); no fio, no RDMA.
+//
+// The assertions of InFlight and Ring are compiled in here whatever the
+// build (configure --enable-checked decides only for the engines): the
+// cases whose names start with "asserts_" break a precondition in a child
+// process and expect the assertion to end it.
+#ifdef NDEBUG
+#error "inflight_test checks the assertions: build it without NDEBUG"
+#endif
 #include "inflight.hh"
 
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
 #include <deque>
 #include <random>
 #include <string>
@@ -24,6 +38,23 @@ io_u *io(int i)
 }
 
 constexpr uint64_t K = 4096;
+
+// Whether body() ends a child process with SIGABRT (a failed assertion
+// prints its condition on stderr first).
+template <typename Body> bool aborts(Body body)
+{
+	std::fflush(nullptr);
+	const pid_t pid = fork();
+	if (pid == 0) {
+		const rlimit no_core{0, 0};
+		setrlimit(RLIMIT_CORE, &no_core);
+		body();
+		_exit(0);
+	}
+	int status = 0;
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFSIGNALED(status) &&
+	       WTERMSIG(status) == SIGABRT;
+}
 
 class InFlightTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST_SUITE(InFlightTest);
@@ -44,6 +75,10 @@ class InFlightTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(a_read_token_beyond_the_reads_ends_only_them);
 	CPPUNIT_TEST(ring_drops_and_indexes_from_the_oldest);
 	CPPUNIT_TEST(ring_holds_its_capacity_not_its_slots);
+	CPPUNIT_TEST(a_flush_token_beyond_the_posted_ends_only_them);
+	CPPUNIT_TEST(asserts_handed_only_from_the_last_hand_out);
+	CPPUNIT_TEST(asserts_a_ring_is_not_empty_when_read);
+	CPPUNIT_TEST(asserts_a_flush_is_waiting_when_posted);
 	CPPUNIT_TEST_SUITE_END();
 
 	InFlight f;
@@ -137,6 +172,58 @@ public:
 		CPPUNIT_ASSERT(complete(t0).empty()); // an old one: nothing more
 		read = {io(1)};
 		CPPUNIT_ASSERT(complete(t1) == read);
+	}
+
+	// a flush token only a server sends: beyond the newest flush posted
+	// (a rogue GPSPM server's response); it ends the writes whose flushes
+	// went out, none that waits for a flush not posted yet
+	void a_flush_token_beyond_the_posted_ends_only_them()
+	{
+		f.reserve(4, InFlight::Merge::ADJACENT);
+		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
+		std::vector<Flush> fl = post_all();
+		CPPUNIT_ASSERT(f.add_write(io(1), 8 * K, K)); // its flush waits
+		std::vector<io_u *> first = {io(0)};
+		CPPUNIT_ASSERT(complete(fl[0].token + 5) == first);
+		CPPUNIT_ASSERT(f.flush_waiting());
+		CPPUNIT_ASSERT_EQUAL(size_t(1), f.size());
+		fl = post_all();
+		std::vector<io_u *> second = {io(1)};
+		CPPUNIT_ASSERT(complete(fl[0].token) == second);
+	}
+
+	// fio takes handed(0..n) of the last hand_out() alone
+	void asserts_handed_only_from_the_last_hand_out()
+	{
+		f.reserve(4, InFlight::Merge::ANY);
+		uint64_t t;
+		CPPUNIT_ASSERT(add_read(io(0), &t));
+		CPPUNIT_ASSERT(add_read(io(1), &t));
+		f.complete(t);
+		CPPUNIT_ASSERT_EQUAL(size_t(2), f.hand_out(SIZE_MAX));
+		CPPUNIT_ASSERT(!aborts([this] { (void)f.handed(1); }));
+		CPPUNIT_ASSERT(aborts([this] { (void)f.handed(2); }));
+	}
+
+	void asserts_a_ring_is_not_empty_when_read()
+	{
+		rpma_fio::Ring<int> r;
+		r.reserve(2);
+		CPPUNIT_ASSERT(aborts([&r] { (void)r.front(); }));
+		CPPUNIT_ASSERT(aborts([&r] { r.pop(); }));
+		CPPUNIT_ASSERT(r.push(1));
+		CPPUNIT_ASSERT(!aborts([&r] { r.pop(); }));
+		CPPUNIT_ASSERT(aborts([&r] { (void)r[1]; }));
+	}
+
+	// the client posts only what flush_waiting() offers
+	void asserts_a_flush_is_waiting_when_posted()
+	{
+		f.reserve(4, InFlight::Merge::ANY);
+		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
+		CPPUNIT_ASSERT(!aborts([this] { f.flush_posted(); }));
+		post_all();
+		CPPUNIT_ASSERT(aborts([this] { f.flush_posted(); }));
 	}
 
 	// the client's completed io_us: fio takes some, more come after them

@@ -41,9 +41,9 @@ many_lost_client() {
 	local said
 	said=$(grep -h "of 2 at $ip:$port" "$case_dir/server.log" "$case_dir/server.json" 2>/dev/null | head -1)
 	echo "  $name: client $crc, server $src: $said"
-	expect "$name" "the other client ends with 0 ($crc), the server fails ($src) naming the lost client by its address (said: ${said:-nothing})" \
-		eval '((crc == 0 && src != 0)) && [[ $said == *"(from $ip:"*"): "*"; the others go on"* ]] &&
-			has server "1 of 2 clients of $ip:$port failed"'
+	((crc == 0 && src != 0)) && [[ $said == *"(from $ip:"*"): "*"; the others go on"* ]] &&
+		has server "1 of 2 clients of $ip:$port failed"
+	expect $? "$name" "the other client ends with 0 ($crc), the server fails ($src) naming the lost client by its address (said: ${said:-nothing})"
 }
 
 # many_memory: what a GPSPM server of clients=4 grows by, per connection,
@@ -131,8 +131,8 @@ many_too_few() {
 	crc=$?
 	wait_exit "$SERVER_PID" 60
 	src=$?
-	expect "$name" "client $crc (0), server $src (not 0) saying that 1 of 2 clients came" \
-		eval '((crc == 0 && src != 0)) && has server "1 of 2 clients connected to $ip:$port within runtime=20s"'
+	((crc == 0 && src != 0)) && has server "1 of 2 clients connected to $ip:$port within runtime=20s"
+	expect $? "$name" "client $crc (0), server $src (not 0) saying that 1 of 2 clients came"
 }
 
 # many_port_mismatch: port_per_job=0 with numjobs=2 against a server of
@@ -145,8 +145,8 @@ many_port_mismatch() {
 	crc=$?
 	wait_exit "$SERVER_PID" 60
 	src=$?
-	expect "$name" "client $crc (not 0: its second job), server $src (0); the client says nobody listens at $ip:$port" \
-		eval '((crc != 0 && src == 0)) && has client "$ip:$port"'
+	((crc != 0 && src == 0)) && has client "$ip:$port"
+	expect $? "$name" "client $crc (not 0: its second job), server $src (0); the client says nobody listens at $ip:$port"
 }
 
 # make check: ours alone

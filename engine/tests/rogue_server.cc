@@ -6,9 +6,16 @@
 //                       answers the first with bytes that are no response
 //                       and then nothing more, never posting another
 //                       receive, the connection left up
+//   gpspm-wrong-context takes up to 16 flush requests at a time, answers
+//                       the first with a well-formed response whose
+//                       op_context is 1 (no request's) and then nothing
+//                       more, the connection left up
+//   gpspm-out-of-order  takes up to 16 flush requests at a time, answers
+//                       the second (with its own op_context) and not the
+//                       first, then dies: disconnects and exits 1 s later
 // Prints "waiting for a client" once listening. Exits 0 once the client
-// has disconnected (within 60 s of the bad answer), 1 if it has not, 2 on
-// a local failure.
+// has disconnected (within 60 s of the answer; gpspm-out-of-order: once
+// it has answered and disconnected), 1 if it has not, 2 on a local failure.
 #include "gpspm_msg.hh"
 #include "rogue.hh"
 #include "workspace.hh"
@@ -20,11 +27,13 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
 
 using rogue::failed;
+using Clock = std::chrono::steady_clock;
 
 bool readable(int fd, int timeout_ms)
 {
@@ -32,11 +41,27 @@ bool readable(int fd, int timeout_ms)
 	return poll(&pfd, 1, timeout_ms) > 0;
 }
 
-long long ms_since(std::chrono::steady_clock::time_point t)
+long long ms_since(Clock::time_point t)
 {
-	return std::chrono::duration_cast<std::chrono::milliseconds>(
-		       std::chrono::steady_clock::now() - t)
-		.count();
+	return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
+}
+
+// The next completion of the kind wanted (a receive, or a send when
+// `send`), within 30 s; the others are skipped. False if none came.
+bool next_wc(rpma_cq *cq, bool send, ibv_wc *wc)
+{
+	const auto start = Clock::now();
+	while (ms_since(start) < 30000) {
+		int got = 0;
+		int ret = rpma_cq_get_wc(cq, 1, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION)
+			continue;
+		if (ret || wc->status != IBV_WC_SUCCESS)
+			return false;
+		if ((wc->opcode == IBV_WC_SEND) == send)
+			return true;
+	}
+	return false;
 }
 
 } // namespace
@@ -46,16 +71,24 @@ const char *const rogue::NAME = "rogue_server";
 int main(int argc, char *argv[])
 {
 	const std::string mode = argc == 4 ? argv[3] : "";
-	if (mode != "gpspm-bad-response") {
-		std::fprintf(stderr, "usage: %s IP PORT gpspm-bad-response\n", argv[0]);
+	if (mode != "gpspm-bad-response" && mode != "gpspm-wrong-context" &&
+	    mode != "gpspm-out-of-order") {
+		std::fprintf(stderr,
+			     "usage: %s IP PORT "
+			     "gpspm-bad-response|gpspm-wrong-context|gpspm-out-of-order\n",
+			     argv[0]);
 		return 2;
 	}
+	const uint16_t slots = mode == "gpspm-bad-response" ? 1 : 16;
+	constexpr size_t ROOM = rpma_fio::MSG_ROOM;
 	rpma_peer *peer;
 	int ret = rogue::open_peer(argv[1], RPMA_UTIL_IBV_CONTEXT_LOCAL, &peer);
 	if (ret)
 		return ret;
 
-	std::vector<char> mem(1 << 20), msgs(2 * rpma_fio::MSG_ROOM);
+	// receive k at k * ROOM, then the one send buffer
+	std::vector<char> mem(1 << 20), msgs((slots + 1) * ROOM);
+	const size_t send_off = slots * ROOM;
 	rpma_mr_local *mem_mr, *msg_mr;
 	if ((ret = rpma_mr_reg(peer, mem.data(), mem.size(),
 			       RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
@@ -69,7 +102,7 @@ int main(int argc, char *argv[])
 	rpma_mr_get_descriptor_size(mem_mr, &desc_size);
 	std::vector<uint8_t> desc(desc_size);
 	rpma_mr_get_descriptor(mem_mr, desc.data());
-	auto ws = rpma_fio::encode_workspace(1, false, desc);
+	auto ws = rpma_fio::encode_workspace(slots, false, desc);
 	if (!ws) {
 		std::fprintf(stderr, "rogue_server: the descriptor does not fit\n");
 		return 2;
@@ -82,12 +115,16 @@ int main(int argc, char *argv[])
 	std::fflush(stdout);
 	rpma_conn_cfg *cfg;
 	rpma_conn_cfg_new(&cfg);
-	rpma_conn_cfg_set_rq_size(cfg, 1);
+	rpma_conn_cfg_set_rq_size(cfg, slots);
+	rpma_conn_cfg_set_sq_size(cfg, slots);
+	rpma_conn_cfg_set_cq_size(cfg, 2 * slots);
 	rpma_conn_req *req;
 	if ((ret = rpma_ep_next_conn_req(ep, cfg, &req)))
 		return failed("rpma_ep_next_conn_req", ret);
-	if ((ret = rpma_conn_req_recv(req, msg_mr, 0, rpma_fio::MSG_ROOM, nullptr)))
-		return failed("rpma_conn_req_recv", ret);
+	for (size_t k = 0; k < slots; k++)
+		if ((ret = rpma_conn_req_recv(req, msg_mr, k * ROOM, ROOM,
+					      reinterpret_cast<const void *>(k))))
+			return failed("rpma_conn_req_recv", ret);
 	rpma_conn_private_data pdata{ws->data(), static_cast<uint8_t>(ws->size())};
 	rpma_conn *conn;
 	if ((ret = rpma_conn_req_connect(&req, &pdata, &conn)))
@@ -101,32 +138,72 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 
-	// the first flush request
 	rpma_cq *cq;
 	rpma_conn_get_cq(conn, &cq);
 	ibv_wc wc{};
-	int got = 0;
-	const auto start = std::chrono::steady_clock::now();
-	do {
-		ret = rpma_cq_get_wc(cq, 1, &wc, &got);
-	} while (ret == RPMA_E_NO_COMPLETION && ms_since(start) < 30000);
-	if (ret || wc.status != IBV_WC_SUCCESS || !(wc.opcode & IBV_WC_RECV)) {
+	if (!next_wc(cq, false, &wc)) {
 		std::fprintf(stderr, "rogue_server: no flush request came\n");
 		return 2;
 	}
-	std::memset(&msgs[rpma_fio::MSG_ROOM], 0xff, 16);
-	if ((ret = rpma_send(conn, msg_mr, rpma_fio::MSG_ROOM, 16, RPMA_F_COMPLETION_ON_ERROR,
-			     nullptr)))
-		return failed("rpma_send", ret);
-	const auto answered = std::chrono::steady_clock::now();
-	std::printf("answered a flush request of %u bytes with 16 bytes of 0xff\n", wc.byte_len);
+	const auto first = rpma_fio::unpack_request(&msgs[wc.wr_id * ROOM], wc.byte_len);
+	if (mode == "gpspm-bad-response") {
+		std::memset(&msgs[send_off], 0xff, 16);
+		if ((ret = rpma_send(conn, msg_mr, send_off, 16, RPMA_F_COMPLETION_ON_ERROR,
+				     nullptr)))
+			return failed("rpma_send", ret);
+		std::printf("answered a flush request of %u bytes with 16 bytes of 0xff\n",
+			    wc.byte_len);
+	} else if (mode == "gpspm-wrong-context") {
+		if (!first) {
+			std::fprintf(stderr, "rogue_server: the request does not unpack\n");
+			return 2;
+		}
+		size_t len = rpma_fio::pack_response(1, &msgs[send_off], ROOM);
+		if ((ret = rpma_send(conn, msg_mr, send_off, len, RPMA_F_COMPLETION_ON_ERROR,
+				     nullptr)))
+			return failed("rpma_send", ret);
+		std::printf("answered the flush request of op_context %#llx with op_context 1\n",
+			    (unsigned long long)first->op_context);
+	} else {
+		if (!next_wc(cq, false, &wc)) {
+			std::fprintf(stderr, "rogue_server: no second flush request came\n");
+			return 2;
+		}
+		const auto second = rpma_fio::unpack_request(&msgs[wc.wr_id * ROOM], wc.byte_len);
+		if (!first || !second) {
+			std::fprintf(stderr, "rogue_server: the requests do not unpack\n");
+			return 2;
+		}
+		size_t len = rpma_fio::pack_response(second->op_context, &msgs[send_off], ROOM);
+		if ((ret = rpma_send(conn, msg_mr, send_off, len, RPMA_F_COMPLETION_ALWAYS,
+				     nullptr)))
+			return failed("rpma_send", ret);
+		if (!next_wc(cq, true, &wc)) {
+			std::fprintf(stderr, "rogue_server: the answer did not go out\n");
+			return 2;
+		}
+		std::printf("answered the second flush request [%llu, +%llu) op_context %#llx, "
+			    "not the first [%llu, +%llu) op_context %#llx\n",
+			    (unsigned long long)second->offset, (unsigned long long)second->length,
+			    (unsigned long long)second->op_context,
+			    (unsigned long long)first->offset, (unsigned long long)first->length,
+			    (unsigned long long)first->op_context);
+		std::fflush(stdout);
+		std::this_thread::sleep_for(std::chrono::seconds(1));
+		std::printf("dying: disconnecting\n");
+	}
+	const auto answered = Clock::now();
 
-	const bool gone = readable(ev_fd, 60000) && rpma_conn_next_event(conn, &ev) == 0;
-	if (gone)
-		std::printf("the client ended the connection (%s) %lld ms later\n",
-			    rpma_utils_conn_event_2str(ev), ms_since(answered));
-	else
-		std::printf("the client is still connected %lld ms later\n", ms_since(answered));
+	bool gone = true;
+	if (mode != "gpspm-out-of-order") {
+		gone = readable(ev_fd, 60000) && rpma_conn_next_event(conn, &ev) == 0;
+		if (gone)
+			std::printf("the client ended the connection (%s) %lld ms later\n",
+				    rpma_utils_conn_event_2str(ev), ms_since(answered));
+		else
+			std::printf("the client is still connected %lld ms later\n",
+				    ms_since(answered));
+	}
 	std::fflush(stdout);
 	rpma_conn_disconnect(conn);
 	rpma_conn_delete(&conn);

@@ -2,7 +2,7 @@
 # shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
 # engine/tests/safety.sh -- what the clients do with fio's memory and io_us
 # when a job ends, well or badly. The fio processes run with
-# tests/engine_check.cc preloaded (ENGINE_CHECK): it reports memory freed
+# engine/tests/engine_check.cc preloaded (ENGINE_CHECK): it reports memory freed
 # while registered and memory deregistered before its queue pair is
 # destroyed, and can make a post fail. Also what a GPSPM server's memory
 # grows by per connection. Sourced by in-vm.sh after lib.sh and errors.sh.
@@ -49,8 +49,8 @@ teardown_order() { # teardown_order KIND [late]
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?
-	expect "$name" "client $crc, server $src, or engine-check did not pass (client.log, server.log)" \
-		eval '((crc == 0 && src == 0)) && in_order client && in_order server'
+	((crc == 0 && src == 0)) && in_order client && in_order server
+	expect $? "$name" "client $crc, server $src, or engine-check did not pass (client.log, server.log)"
 }
 
 # A server answers a flush request with bytes that are no response, then
@@ -76,9 +76,84 @@ bad_response() { # bad_response SYNC
 	rrc=$?
 	naks=$(($(rnr_naks) - naks))
 	echo "  $name: client $crc, rogue server $rrc, $naks RNR NAKs; $(tail -1 "$case_dir/rogue.log")"
-	expect "$name" "client $crc (124: still running after 45 s), rogue server $rrc, $naks RNR NAKs, or no message or engine-check failed" \
-		eval '((crc && crc != 124 && rrc == 0 && naks == 0)) &&
-			has client "cannot unpack the flush response" && in_order client'
+	((crc && crc != 124 && rrc == 0 && naks == 0)) &&
+		has client "cannot unpack the flush response" && in_order client
+	expect $? "$name" "client $crc (124: still running after 45 s), rogue server $rrc, $naks RNR NAKs, or no message or engine-check failed"
+}
+
+# written_bytes ROLE: the bytes of writes fio counted complete in ROLE's
+# JSON report (empty without one)
+written_bytes() {
+	python3 - "$case_dir/$1.json" <<'EOF' 2>/dev/null
+import json, sys
+lines = open(sys.argv[1]).read().splitlines(True)
+start = next(i for i, l in enumerate(lines) if l.startswith("{"))
+print(sum(j["write"]["io_bytes"] for j in json.loads("".join(lines[start:]))["jobs"]))
+EOF
+}
+
+# A server answers with a well-formed response that is not the answer due:
+# wrong-context: op_context 1, no flush request's, with reads and writes
+# in flight; out-of-order: the second request's answer before the first's,
+# and then the server dies. The client fails its job at once (EPROTO),
+# saying what was wrong, and counts no write complete: no flush request of
+# its was answered in order.
+rogue_response() { # rogue_response wrong-context|out-of-order
+	local name=gpspm-$1-response crc rrc rogue written message rw=randrw
+	if [[ $1 == wrong-context ]]; then
+		message="which no flush request outstanding has"
+	else
+		message="before the older"
+		rw=randwrite # at least two flush requests at once
+	fi
+	begin_case "$name"
+	"$ROGUE_SERVER" "$ip" "$port" "gpspm-$1" >"$case_dir/rogue.log" 2>&1 &
+	rogue=$!
+	wait_for_text "$case_dir/rogue.log" "waiting for a client" 30
+	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=$rw --iodepth=16 --bs=4k \
+		--size=1m --time_based --runtime=120
+	wait_exit "$FIO_PID" 45
+	crc=$?
+	wait_exit "$rogue" 70
+	rrc=$?
+	written=$(written_bytes client)
+	echo "  $name: client $crc, rogue server $rrc, ${written:-?} bytes written; $(tail -1 "$case_dir/rogue.log")"
+	((crc && crc != 124 && rrc == 0)) && [[ $written == 0 ]] &&
+		has client "$message" && in_order client
+	expect $? "$name" "client $crc (124: still running after 45 s), rogue server $rrc, ${written:-no report of} bytes written (must be 0), or no \"$message\" or engine-check failed"
+}
+
+# A GPSPM server that sleeps between completions (busy_wait_polling=0) and
+# a client that ends well: the server must end with status 0, not report
+# the client as killed. engine/tests/engine_check.cc makes the windows certain.
+# hold: the server is descheduled from its 16th answer until the client
+# has taken the answers, sent its end-of-run request and disconnected:
+# it then wakes with the disconnect and 17 completions at once, the
+# end-of-run request after the 16 answers' sends. hidden-sends: the
+# acknowledgements of the server's answers (their SEND completions) never
+# come, so the end-of-run request lands in a slot whose send is busy.
+# The client writes 16 blocks 4 KiB apart (rw=write:4k): 16 flush requests
+# at once, one per message slot.
+sleeping_server_end() { # sleeping_server_end hold|hidden-sends
+	local name=gpspm-sleeping-server-end-$1 crc src hold=16 hide=0
+	local sign="engine-check: released"
+	if [[ $1 == hidden-sends ]]; then
+		hold=0 hide=1
+		sign="engine-check: hid"
+	fi
+	begin_case "$name"
+	ENGINE_CHECK_HOLD=$hold ENGINE_CHECK_HIDE_SENDS=$hide LD_PRELOAD=$ENGINE_CHECK \
+		fio_server gpspm --filename=malloc --size=1m --iodepth=16 --busy_wait_polling=0
+	server_listens 60
+	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=write:4k --bs=4k --size=1m \
+		--number_ios=16 --iodepth=16
+	wait_exit "$FIO_PID" 120
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	((crc == 0 && src == 0)) && ! has server "was it killed" && has server "$sign" &&
+		in_order client && in_order server
+	expect $? "$name" "client $crc, server $src, the server reported its client killed, no \"$sign\" (the window was not made) or engine-check failed"
 }
 
 # The second post of a batch of four fails: the job fails at once and
@@ -93,9 +168,9 @@ failed_post() {
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?
-	expect "$name" "client $crc (124: still running after 45 s), or no message or engine-check failed" \
-		eval '((crc && crc != 124)) && has client "failing call 2 of rpma_write" &&
-			has client "rpma_write" && in_order client'
+	((crc && crc != 124)) && has client "failing call 2 of rpma_write" &&
+		has client "rpma_write" && in_order client
+	expect $? "$name" "client $crc (124: still running after 45 s), or no message or engine-check failed"
 }
 
 # accounting FILE...: what kind of figures each JSON report of one write job
@@ -135,8 +210,8 @@ sync_accounting() {
 	output_file psync.json json
 	rm -f "/tmp/$name"
 	{ read -r ours; read -r theirs; } < <(accounting "$case_dir/client.json" "$case_dir/psync.json")
-	expect "$name" "client $crc, server $src; submit buckets, complete buckets, slat: ours $ours, psync $theirs" \
-		eval '((crc == 0 && src == 0)) && [[ -n $ours && $ours == "$theirs" ]]'
+	((crc == 0 && src == 0)) && [[ -n $ours && $ours == "$theirs" ]]
+	expect $? "$name" "client $crc, server $src; submit buckets, complete buckets, slat: ours $ours, psync $theirs"
 }
 
 # anon_kb PID: the process's resident anonymous memory (heap, arenas,
@@ -203,8 +278,8 @@ server_memory() {
 	src=$?
 	per=$(((${a1:-0} - a0) / conns))
 	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB with $conns connected: $per kB each"
-	expect "$name" "client $crc, server $src; grew by $per kB per connection on connecting (at most $bound)" \
-		eval '((crc == 0 && src == 0)) && [[ -n $a1 ]] && ((per <= bound))'
+	((crc == 0 && src == 0)) && [[ -n $a1 ]] && ((per <= bound))
+	expect $? "$name" "client $crc, server $src; grew by $per kB per connection on connecting (at most $bound)"
 }
 
 safety_cases() {
@@ -218,7 +293,9 @@ safety_cases() {
 		local c
 		for c in apm-teardown-order gpspm-teardown-order gpspm-teardown-order-late-server \
 			gpspm-bad-response-sync0 \
-			gpspm-bad-response-sync1 apm-failed-post; do
+			gpspm-bad-response-sync1 gpspm-wrong-context-response \
+			gpspm-out-of-order-response gpspm-sleeping-server-end-hold \
+			gpspm-sleeping-server-end-hidden-sends apm-failed-post; do
 			skip "$c" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
 		done
 	else
@@ -227,6 +304,10 @@ safety_cases() {
 		teardown_order gpspm late
 		bad_response 0
 		bad_response 1
+		rogue_response wrong-context
+		rogue_response out-of-order
+		sleeping_server_end hold
+		sleeping_server_end hidden-sends
 		failed_post
 	fi
 	sync_accounting

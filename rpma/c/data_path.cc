@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The data path: argument checks, then one work request posted by Conn.
+#include "../compiler.hh"
 #include "../conn.hh"
 #include "../mr.hh"
 #include "api.hh"
@@ -9,23 +10,16 @@ using namespace rpma::c;
 
 namespace {
 
-// Both regions given, holding the range on each side, or neither with
-// nothing to transfer (a 0-byte operation that still completes). Inlined:
-// a call would cost a third of the check.
-[[gnu::always_inline]] inline bool valid_transfer(const rpma_mr_local *local,
-						  const rpma_mr_remote *remote, size_t local_offset,
-						  size_t remote_offset, size_t len)
+// Inlined: a call would cost a third of the check (compiler.hh).
+RPMA_INLINE bool valid_transfer(const rpma_mr_local *local, const rpma_mr_remote *remote,
+				size_t local_offset, size_t remote_offset, size_t len)
 {
-	if (local && remote)
-		return impl(local)->holds(local_offset, len) &&
-		       impl(remote)->holds(remote_offset, len);
-	return !local && !remote && local_offset == 0 && remote_offset == 0 && len == 0;
+	return transfer_fits(impl(local), local_offset, impl(remote), remote_offset, len);
 }
 
-// A message buffer may be absent only for an empty message.
 bool valid_message(const rpma_mr_local *mr, size_t offset, size_t len)
 {
-	return mr ? impl(mr)->holds(offset, len) : offset == 0 && len == 0;
+	return message_fits(impl(mr), offset, len);
 }
 
 } // namespace

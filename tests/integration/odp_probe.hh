@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Whether the kernel's On-Demand Paging keeps the offset within a page:
-// rxe of Linux 7.2.13 copies every packet of an ODP region to (or from) the
-// start of its page (__rxe_odp_mr_copy() in drivers/infiniband/sw/rxe/
-// rxe_odp.c never adds the offset it computes), so data is misplaced while
-// the work completes successfully. The probe asks rdma-core directly, on
-// plain anonymous DRAM registered with IBV_ACCESS_ON_DEMAND, so that FS DAX
-// and librpma are out of the picture: one RDMA write into the region and
-// one RDMA read out of it, each at an offset inside a page, between two RC
-// queue pairs of the same device.
+// Whether the kernel's On-Demand Paging keeps the offset within a page
+// (docs/platforms.md, "rxe: ODP loses the offset within a page"): where it
+// does not, data is misplaced while the work completes successfully. The
+// probe asks rdma-core directly, on plain anonymous DRAM registered with
+// IBV_ACCESS_ON_DEMAND, so that FS DAX and librpma are out of the picture:
+// one RDMA write into the region and one RDMA read out of it, each at an
+// offset inside a page, between two RC queue pairs of the same device.
 
 #ifndef RPMA_TESTS_INTEGRATION_ODP_PROBE_HH
 #define RPMA_TESTS_INTEGRATION_ODP_PROBE_HH

@@ -6,7 +6,8 @@
 // mount is set aside for tests, or the provider has no ibv_advise_mr. The
 // cases that move data through an ODP region skip, naming the defect, where
 // the ODP probe (odp_probe.hh) finds the kernel misplacing data within a
-// page (rxe of Linux 7.2.13); they run, and can fail, wherever it does not.
+// page (docs/platforms.md, "rxe: ODP loses the offset within a page");
+// they run, and can fail, wherever it does not.
 
 #include <algorithm>
 #include <cstring>

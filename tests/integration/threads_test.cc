@@ -10,7 +10,11 @@
 //   and rpma_conn_req_new on one peer), first thing in the process when this
 //   suite runs alone, as make check-helgrind/check-drd run it;
 // - configurations read and changed from several threads, and connection
-//   requests made from a configuration another thread is changing.
+//   requests made from a configuration another thread is changing;
+// - the fio engines' link watch (engine/link.cc) beside the library's
+//   address resolution, and requests taken from an endpoint while other
+//   threads make and delete requests and connections: what the jobs of one
+//   fio (numjobs=, thread=1) do at once as they start and end.
 // Run under helgrind/drd by `make check-helgrind` / `check-drd`.
 
 #include <algorithm>
@@ -21,6 +25,7 @@
 #include <mutex>
 #include <thread>
 
+#include "../../engine/link.hh"
 #include "check.hh"
 #include "env.hh"
 #include "pair.hh"
@@ -163,6 +168,8 @@ class ThreadsTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(memory_registration_from_threads);
 	CPPUNIT_TEST(configuration_from_threads);
 	CPPUNIT_TEST(request_from_a_changing_configuration);
+	CPPUNIT_TEST(link_watch_beside_address_resolution);
+	CPPUNIT_TEST(incoming_requests_beside_deletions);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -461,6 +468,95 @@ public:
 					       " cycles): " + describe("rpma_conn_req_new", ret),
 				       as_expected);
 		CPPUNIT_ASSERT(made > 0 && cycles.load() > 0);
+	}
+
+	// docs/thread-safety.md, "What the fio engines do": fio starts every
+	// job of a numjobs= run at once (thread=1), and each engine instance
+	// finds its device (rpma_utils_get_ibv_context), sets up its link watch
+	// (LinkWatch::watch) and makes its request (rpma_conn_req_new) while
+	// the others do the same. Half the threads watch the test address's
+	// port, as a server and as a client, the other half resolve it and make
+	// requests; the threads start together.
+	void link_watch_beside_address_resolution()
+	{
+		Peer peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
+		ibv_context *dev = nullptr;
+		RPMA_OK(rpma_utils_get_ibv_context(test_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev));
+		const std::string port = next_port();
+		std::atomic<int> ready{0}, rounds{0};
+		Threads threads;
+		for (int t = 0; t < N; t++)
+			threads.spawn([&, t] {
+				ready++;
+				while (ready.load() < N)
+					std::this_thread::yield();
+				for (int i = 0; i < 4; i++, rounds++) {
+					if (t % 2) {
+						const bool local = i % 2;
+						// rxe has one port: the address is on it
+						rpma_fio::LinkWatch watch;
+						CPPUNIT_ASSERT_EQUAL(
+							1,
+							int(watch.port_for(dev, test_ip(), local)));
+						watch.watch(dev, test_ip(), local);
+						CPPUNIT_ASSERT(!watch.down());
+						continue;
+					}
+					ibv_context *found = nullptr;
+					RPMA_OK(rpma_utils_get_ibv_context(
+						test_ip(), RPMA_UTIL_IBV_CONTEXT_REMOTE, &found));
+					CPPUNIT_ASSERT(found == dev);
+					rpma_conn_req *req = nullptr;
+					RPMA_OK(rpma_conn_req_new(peer.get(), test_ip(),
+								  port.c_str(), nullptr, &req));
+					RPMA_OK(rpma_conn_req_delete(&req));
+				}
+			});
+		threads.join_and_check();
+		CPPUNIT_ASSERT_EQUAL(N * 4, rounds.load());
+	}
+
+	// docs/thread-safety.md: librdmacm makes the identifier of an incoming
+	// request inside rdma_get_cm_event, the call rpma_ep_next_conn_req
+	// waits in; meanwhile other threads delete requests and connections,
+	// as the server jobs of one fio do while their siblings wait for
+	// clients. Here one thread takes requests from an endpoint and deletes
+	// them (rejects them), while client threads make requests, connect,
+	// see the rejection and delete their connections, and make and delete
+	// requests to a port nobody listens on.
+	void incoming_requests_beside_deletions()
+	{
+		constexpr int CLIENTS = 4, ROUNDS = 4;
+		Peer server_peer = new_peer(RPMA_UTIL_IBV_CONTEXT_LOCAL);
+		Peer client_peer = new_peer(RPMA_UTIL_IBV_CONTEXT_REMOTE);
+		const std::string port = next_port(), nobody = next_port();
+		rpma_ep *ep_raw = nullptr;
+		RPMA_OK(rpma_ep_listen(server_peer.get(), test_ip(), port.c_str(), &ep_raw));
+		Ep ep(ep_raw);
+		std::atomic<int> rejected{0};
+		Threads threads;
+		for (int c = 0; c < CLIENTS; c++)
+			threads.spawn([&] {
+				for (int r = 0; r < ROUNDS; r++) {
+					rpma_conn_req *req = nullptr;
+					RPMA_OK(rpma_conn_req_new(client_peer.get(), test_ip(),
+								  port.c_str(), nullptr, &req));
+					rpma_conn *raw = nullptr;
+					RPMA_OK(rpma_conn_req_connect(&req, nullptr, &raw));
+					Conn conn(raw);
+					rpma_conn_req *idle = nullptr;
+					RPMA_OK(rpma_conn_req_new(client_peer.get(), test_ip(),
+								  nobody.c_str(), nullptr, &idle));
+					RPMA_OK(rpma_conn_req_delete(&idle));
+					CPPUNIT_ASSERT_EQUAL(RPMA_CONN_REJECTED,
+							     next_event(conn.get()));
+					rejected++;
+				}
+			});
+		for (int i = 0; i < CLIENTS * ROUNDS; i++)
+			ConnReq(next_conn_req(ep.get(), nullptr)).reset(); // rejects it
+		threads.join_and_check();
+		CPPUNIT_ASSERT_EQUAL(CLIENTS * ROUNDS, rejected.load());
 	}
 };
 

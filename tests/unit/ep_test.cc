@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // rpma_ep_*: listening and taking incoming connection requests.
 #include <arpa/inet.h>
+#include <fcntl.h>
+
+#include <chrono>
+#include <thread>
 
 #include "fixture.hh"
 #include "out_of_memory.hh"
@@ -20,6 +24,8 @@ class EpTest : public Fixture {
 	CPPUNIT_TEST(next_conn_req_rejects_null);
 	CPPUNIT_TEST(next_conn_req_without_event_is_no_event);
 	CPPUNIT_TEST(next_conn_req_maps_get_event_errno);
+	CPPUNIT_TEST(next_conn_req_on_a_blocking_channel_waits_then_takes_without_blocking);
+	CPPUNIT_TEST(next_conn_req_on_a_blocking_channel_waits_again_for_a_taken_event);
 	CPPUNIT_TEST(next_conn_req_rejects_other_events);
 	CPPUNIT_TEST(next_conn_req_other_event_ack_failure);
 	CPPUNIT_TEST(next_conn_req_builds_queues_on_request_id);
@@ -196,6 +202,53 @@ public:
 			CPPUNIT_ASSERT_EQUAL(c.expected, rpma_ep_next_conn_req(ep, nullptr, &out));
 			CPPUNIT_ASSERT(out == req_sentinel);
 		}
+	}
+
+	// The fd of the endpoint's channel, made blocking as librdmacm makes it.
+	int blocking_fd()
+	{
+		int fd = -1;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_get_fd(ep, &fd));
+		CPPUNIT_ASSERT_EQUAL(0, fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK));
+		return fd;
+	}
+
+	// librdmacm makes the incoming request's id inside rdma_get_cm_event,
+	// which therefore runs under the library's CM-id lock; on a blocking
+	// channel it waits for the fd to turn readable first (without the
+	// lock), then takes the event with the channel non-blocking (never
+	// blocking under the lock), and leaves the channel blocking again.
+	void next_conn_req_on_a_blocking_channel_waits_then_takes_without_blocking()
+	{
+		listen();
+		const int fd = blocking_fd();
+		fake::queue_cm_event(RDMA_CM_EVENT_CONNECT_REQUEST);
+		fake::signal_channel(fd);
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_next_conn_req(ep, nullptr, &req));
+		CPPUNIT_ASSERT(req);
+		CPPUNIT_ASSERT_EQUAL(0u, fake::blocking_cm_event_gets());
+		CPPUNIT_ASSERT_EQUAL(0, fcntl(fd, F_GETFL) & O_NONBLOCK);
+	}
+
+	// The fd said readable but the event was gone (another thread took
+	// it): the call waits again, and takes the next one; no event is lost.
+	void next_conn_req_on_a_blocking_channel_waits_again_for_a_taken_event()
+	{
+		listen();
+		const int fd = blocking_fd();
+		fake::signal_channel(fd); // nothing queued
+		std::thread client([fd] {
+			std::this_thread::sleep_for(std::chrono::milliseconds(50));
+			fake::queue_cm_event(RDMA_CM_EVENT_CONNECT_REQUEST);
+			fake::signal_channel(fd);
+		});
+		const int ret = rpma_ep_next_conn_req(ep, nullptr, &req);
+		client.join();
+		CPPUNIT_ASSERT_EQUAL(0, ret);
+		CPPUNIT_ASSERT(req);
+		CPPUNIT_ASSERT_EQUAL(2u, fake::count(fake::Call::rdma_get_cm_event));
+		CPPUNIT_ASSERT_EQUAL(0u, fake::blocking_cm_event_gets());
+		CPPUNIT_ASSERT_EQUAL(0, fcntl(fd, F_GETFL) & O_NONBLOCK);
 	}
 
 	void next_conn_req_rejects_other_events()

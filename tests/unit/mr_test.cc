@@ -13,7 +13,8 @@ namespace unit {
 
 namespace {
 
-// interop.md §2: 100 MiB at 0x7f1234560000, rkey 0x1a2b, usage 0x2f
+// docs/compatibility.md, "Memory-region descriptor": 100 MiB at
+// 0x7f1234560000, rkey 0x1a2b, usage 0x2f
 const std::array<uint8_t, 21> golden = {
 	0x00, 0x00, 0x56, 0x34, 0x12, 0x7f, 0x00, 0x00, // raddr
 	0x00, 0x00, 0x40, 0x06, 0x00, 0x00, 0x00, 0x00, // length
@@ -118,7 +119,8 @@ public:
 
 	void reg_maps_each_usage_to_access()
 	{
-		// api.md §2.8, on an InfiniBand/RoCE device without native flush
+		// docs/compatibility.md, "Access flags per usage", on an
+		// InfiniBand/RoCE device without native flush
 		const struct {
 			int usage;
 			unsigned access;
@@ -207,8 +209,9 @@ public:
 		CPPUNIT_ASSERT_EQUAL(2u, fake::count(fake::Call::ibv_reg_mr));
 	}
 
-	// rxe's ODP misplaces data within a page (Linux 7.2.13): a region
-	// registered on demand there gets a warning naming the risk.
+	// rxe's ODP misplaces data within a page (docs/platforms.md, "rxe: ODP
+	// loses the offset within a page"): a region registered on demand
+	// there gets a warning naming the risk.
 	void reg_odp_on_soft_roce_warns()
 	{
 		fake::device_attr().orig_attr.vendor_id = 0xffffff;
@@ -472,8 +475,9 @@ public:
 		return register_mr(ptr, size, RPMA_MR_USAGE_WRITE_DST);
 	}
 
-	// Only an ODP region has pages to prefetch; rxe of Linux 7.2.13 takes
-	// any other for one and faults in the kernel: the device is not asked.
+	// Only an ODP region has pages to prefetch; rxe faults on any other
+	// (docs/platforms.md, "rxe: advising a pinned region faults the
+	// kernel"): the device is not asked.
 	void advise_refuses_region_not_on_demand()
 	{
 		rpma_mr_local *mr = register_mr(buffer, sizeof(buffer), RPMA_MR_USAGE_WRITE_DST);

@@ -3,6 +3,9 @@
 // event channel; events come from fake::queue_cm_event in order, whatever
 // channel asks (an empty queue reads as a non-blocking channel: EAGAIN).
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -177,8 +180,11 @@ rdma_event_channel *rdma_create_event_channel(void)
 		errno = *err;
 		return nullptr;
 	}
+	const int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (fd < 0)
+		return nullptr;
 	rdma_event_channel *channel = s.event_channels.make();
-	channel->fd = 200 + static_cast<int>(next_handle());
+	channel->fd = s.event_channels.extra(channel).fd = fd;
 	s.event_channel_list.push_back(channel);
 	return channel;
 }
@@ -303,6 +309,21 @@ int rdma_get_cm_event(rdma_event_channel *channel, rdma_cm_event **event)
 		return fail_minus_one(EINVAL);
 	if (auto err = enter(Call::rdma_get_cm_event))
 		return fail_minus_one(*err);
+	// what makes the channel readable (signal_channel) is taken with the
+	// event; read only when it cannot block
+	const int flags = fcntl(channel->fd, F_GETFL);
+	const bool blocking = flags >= 0 && !(flags & O_NONBLOCK);
+	if (blocking)
+		s.blocking_cm_event_gets++;
+	if (blocking && s.cm_events.empty()) {
+		misuse("rdma_get_cm_event on a blocking channel with no event: it would block "
+		       "forever");
+		return fail_minus_one(EAGAIN);
+	}
+	if (!blocking) {
+		uint64_t signals;
+		(void)!read(channel->fd, &signals, sizeof(signals));
+	}
 	if (s.cm_events.empty())
 		return fail_minus_one(EAGAIN);
 	State::CmEventSpec spec = std::move(s.cm_events.front());

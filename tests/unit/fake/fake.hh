@@ -66,6 +66,10 @@ void next_mr_keys(uint32_t lkey, uint32_t rkey);
 
 void queue_cm_event(rdma_cm_event_type type, std::vector<uint8_t> private_data = {},
 		    int status = 0);
+// Makes the CM event channel of `fd` readable (poll), as the kernel does
+// when it queues an event; rdma_get_cm_event on a non-blocking channel takes
+// it back. Channels are non-blocking until a test clears O_NONBLOCK.
+void signal_channel(int fd);
 // ibv_poll_cq on `cq` returns these in order.
 void queue_wc(ibv_cq *cq, const ibv_wc &wc);
 // ibv_get_cq_event on the channel of `cq` returns `cq`.
@@ -184,6 +188,8 @@ struct Advice {
 
 const std::vector<Call> &calls(); // every call, in order, failed ones too
 unsigned count(Call call);
+// the rdma_get_cm_event calls made while their channel was blocking
+unsigned blocking_cm_event_gets();
 // Position of the first `call` in calls(), or -1.
 int first_index(Call call);
 const std::vector<SendWr> &sends();

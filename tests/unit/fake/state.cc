@@ -2,11 +2,19 @@
 // The fake's bookkeeping and the test-facing API of fake.hh.
 #include "state.hh"
 
+#include <unistd.h>
+
 #include <algorithm>
 
 namespace fake {
 
 namespace detail {
+
+ChannelExtra::~ChannelExtra()
+{
+	if (fd >= 0)
+		close(fd);
+}
 
 State &state()
 {
@@ -89,6 +97,7 @@ void reset()
 	s.keys_override = false;
 	s.fork_protection = false;
 	s.cm_events.clear();
+	s.blocking_cm_event_gets = 0;
 	s.cq_events.clear();
 	s.acked_private_data.clear();
 	s.calls.clear();
@@ -173,6 +182,18 @@ unsigned unacked_cq_events(ibv_cq *cq)
 void queue_cm_event(rdma_cm_event_type type, std::vector<uint8_t> private_data, int status)
 {
 	state().cm_events.push_back({type, std::move(private_data), status});
+}
+
+void signal_channel(int fd)
+{
+	const uint64_t one = 1;
+	if (write(fd, &one, sizeof(one)) != sizeof(one))
+		detail::misuse("test signalled a channel fd that is no eventfd of the fake");
+}
+
+unsigned blocking_cm_event_gets()
+{
+	return state().blocking_cm_event_gets;
 }
 
 void queue_wc(ibv_cq *cq, const ibv_wc &wc)

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fake.hh"
@@ -75,6 +76,20 @@ struct EventExtra {
 	std::vector<uint8_t> private_data; // what event->param.conn points at
 };
 
+// An event channel's fd: a real eventfd, so that the library may poll it and
+// change its flags. Non-blocking, as an empty queue of the fake reads
+// (EAGAIN); a test that clears O_NONBLOCK makes it readable itself
+// (fake::signal_channel).
+struct ChannelExtra {
+	ChannelExtra() = default;
+	ChannelExtra(ChannelExtra &&other) noexcept : fd(std::exchange(other.fd, -1)) {}
+	ChannelExtra(const ChannelExtra &) = delete;
+	ChannelExtra &operator=(const ChannelExtra &) = delete;
+	ChannelExtra &operator=(ChannelExtra &&) = delete;
+	~ChannelExtra();
+	int fd = -1;
+};
+
 struct AddrInfoExtra {
 	sockaddr_storage src{};
 	sockaddr_storage dst{};
@@ -105,7 +120,7 @@ struct State {
 	Registry<ibv_cq, CqExtra> cqs{"ibv_cq"};
 	Registry<ibv_srq> srqs{"ibv_srq"};
 	Registry<ibv_qp_ex, QpExtra> qps{"ibv_qp"};
-	Registry<rdma_event_channel> event_channels{"rdma_event_channel"};
+	Registry<rdma_event_channel, ChannelExtra> event_channels{"rdma_event_channel"};
 	Registry<rdma_cm_id> ids{"rdma_cm_id"};
 	Registry<rdma_addrinfo, AddrInfoExtra> addrinfos{"rdma_addrinfo"};
 	Registry<rdma_cm_event, EventExtra> events{"rdma_cm_event (unacked)"};
@@ -117,6 +132,7 @@ struct State {
 		int status;
 	};
 	std::deque<CmEventSpec> cm_events;
+	unsigned blocking_cm_event_gets = 0;
 	std::deque<ibv_cq *> cq_events;
 	std::vector<std::vector<uint8_t>> acked_private_data;
 

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
+# engine/tests/races.sh -- the engines' jobs of one fio run at once
+# (thread=1, numjobs=8: fio starts and ends them together) under valgrind's
+# race detectors, helgrind and drd: what the jobs share is rpma's and the
+# provider libraries' process-wide state (docs/thread-safety.md, "What the
+# fio engines do"). fio's own races are suppressed (races.supp says which
+# and why); any other report fails the case. Sourced by in-vm.sh after
+# lib.sh and errors.sh.
+
+# valgrind_errors FILE: the errors valgrind counted in its log FILE, or
+# "none" if it wrote no summary (it did not end)
+valgrind_errors() {
+	sed -En 's/^==[0-9]+== ERROR SUMMARY: ([0-9]+) errors.*/\1/p' "$1" | tail -1 |
+		grep . || echo none
+}
+
+# race_case KIND TOOL [JOBS]: a server fio and a client fio of KIND, JOBS
+# (8) jobs each, both under valgrind --tool=TOOL. Each job writes a little;
+# the case passes when both end well and valgrind reports nothing in
+# either. Valgrind makes everything 50-100 times slower in the emulated VM:
+# the waits are scaled.
+race_case() {
+	local kind=$1 tool=$2 jobs=${3:-8} name crc src se ce listening
+	name=$kind-races-$tool-nj$jobs
+	begin_case "$name"
+	# fio's own races, and the libraries' that the integration tests
+	# know (tests/integration/threads.supp: libibverbs' fork flag, rxe)
+	local -a vg=(valgrind --tool="$tool" --num-callers=30
+		--suppressions="$top_srcdir/engine/tests/races.supp"
+		--suppressions="$top_srcdir/tests/integration/threads.supp")
+	[[ $tool == helgrind ]] && vg+=(--history-level=approx)
+	local WAIT_SCALE=$((${WAIT_SCALE:-1} * 10))
+	local -a fio=("${FIO[@]}")
+	local -a FIO=("${vg[@]}" --log-file="$case_dir/server.valgrind" "${fio[@]}")
+	fio_server "$kind" --numjobs="$jobs" --filename=malloc --size=256k --iodepth=4
+	# every server job listens (each has a port of its own) before any
+	# client job tries: under valgrind a server job starts slowly, and a
+	# client gives up on a port nobody listens on after connect_timeout
+	listening=0
+	for ((i = 0; i < 60 * WAIT_SCALE && listening < jobs; i++)); do
+		listening=$(cat "$case_dir/server.log" "$case_dir/server.json" 2>/dev/null |
+			grep -cF "waiting for a client")
+		sleep 1
+	done
+	FIO=("${vg[@]}" --log-file="$case_dir/client.valgrind" "${fio[@]}")
+	fio_client "$kind" --numjobs="$jobs" --rw=randwrite --bs=4k --iodepth=4 --size=256k \
+		--connect_timeout=120
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	se=$(valgrind_errors "$case_dir/server.valgrind")
+	ce=$(valgrind_errors "$case_dir/client.valgrind")
+	echo "  $name: $listening of $jobs server jobs listened; exit status client $crc," \
+		"server $src; $tool errors: client $ce, server $se"
+	if ((crc || src)); then
+		fail "$name" "exit status: client $crc, server $src; $tool errors: client $ce, server $se"
+	elif [[ $ce != 0 || $se != 0 ]]; then
+		fail "$name" "$tool errors: client $ce, server $se (client.valgrind, server.valgrind)"
+	else
+		pass "$name" "$tool: no errors in the client or the server"
+	fi
+}
+
+# quick: APM with four jobs under helgrind (about 2 minutes in the VM);
+# helgrind, drd (make check-helgrind, check-drd): both methods, eight jobs
+race_cases() { # race_cases quick|full|helgrind|drd
+	local kind tool
+	case $1 in
+	quick) race_case apm helgrind 4 ;;
+	helgrind | drd) for kind in apm gpspm; do race_case "$kind" "$1"; done ;;
+	full)
+		for tool in helgrind drd; do
+			for kind in apm gpspm; do race_case "$kind" "$tool"; done
+		done
+		;;
+	esac
+}
