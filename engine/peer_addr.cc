@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <rdma/rdma_netlink.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -75,7 +76,10 @@ std::string match(std::span<const uint8_t> entry, uint32_t qp)
 std::string peer_in_dump(std::span<const uint8_t> msgs, uint32_t qp, bool *done)
 {
 	std::string found;
-	while (found.empty() && msgs.size() >= sizeof(nlmsghdr)) {
+	// on to the end after a match: the caller reads until the dump's end,
+	// and one it was not told of would leave it waiting for a message
+	// that never comes
+	while (msgs.size() >= sizeof(nlmsghdr)) {
 		nlmsghdr h;
 		std::memcpy(&h, msgs.data(), sizeof(h));
 		if (h.nlmsg_len < NLMSG_HDRLEN || h.nlmsg_len > msgs.size())
@@ -106,6 +110,10 @@ std::string peer_address(ibv_context *dev, uint32_t qp)
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
 	if (fd < 0)
 		return {};
+	// the serving thread asks: a kernel that does not answer costs it a
+	// name, not the clients' service
+	const timeval bound{1, 0};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
 	struct {
 		nlmsghdr h;
 		nlattr a;
@@ -122,16 +130,13 @@ std::string peer_address(ibv_context *dev, uint32_t qp)
 	if (send(fd, &req, sizeof(req), 0) == static_cast<ssize_t>(sizeof(req))) {
 		std::vector<uint8_t> buf(BUF_SIZE);
 		bool done = false;
-		// the rest of the dump is read even after a match: the socket
-		// goes with it
-		while (!done) {
+		// until the dump names the peer or ends: what is left of it
+		// goes with the socket
+		while (!done && found.empty()) {
 			ssize_t n = recv(fd, buf.data(), buf.size(), 0);
 			if (n <= 0)
 				break;
-			std::string got = peer_in_dump({buf.data(), static_cast<size_t>(n)}, qp,
-						       &done);
-			if (found.empty())
-				found = got;
+			found = peer_in_dump({buf.data(), static_cast<size_t>(n)}, qp, &done);
 		}
 	}
 	close(fd);

@@ -109,6 +109,7 @@ class PeerAddrTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(finds_its_queue_pair_among_others);
 	CPPUNIT_TEST(finds_it_in_a_later_message);
 	CPPUNIT_TEST(none_for_an_unknown_queue_pair);
+	CPPUNIT_TEST(the_end_after_a_match_is_seen);
 	CPPUNIT_TEST(a_truncated_dump_is_no_match);
 	CPPUNIT_TEST_SUITE_END();
 
@@ -136,6 +137,18 @@ public:
 		d.insert(d.end(), end.begin(), end.end());
 		bool done = false;
 		CPPUNIT_ASSERT_EQUAL(std::string(), peer_in_dump(d, 99, &done));
+		CPPUNIT_ASSERT(done);
+	}
+
+	// the caller reads until the end: an end it missed would leave it
+	// waiting for a message that never comes
+	void the_end_after_a_match_is_seen()
+	{
+		auto d = dump({0, 5, 6});
+		auto end = end_of_dump();
+		d.insert(d.end(), end.begin(), end.end());
+		bool done = false;
+		CPPUNIT_ASSERT_EQUAL(std::string("10.0.0.5:40005"), peer_in_dump(d, 5, &done));
 		CPPUNIT_ASSERT(done);
 	}
 
