@@ -3,6 +3,7 @@
 // Method the client writes and flushes by itself, so serving is waiting for
 // the client to disconnect.
 #include "conn_events.hh"
+#include "many_server.hh"
 #include "server_ops.hh"
 #include "report.hh"
 
@@ -44,4 +45,5 @@ std::unique_ptr<Server> make()
 }
 }
 
-ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make>("librpma_apm_server");
+ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make, rpma_fio::make_apm_many>(
+	"librpma_apm_server");

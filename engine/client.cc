@@ -79,7 +79,7 @@ Result Client::connect()
 		report(td_, "serverip= is not set");
 		return job_failed(td_, EINVAL, "serverip");
 	}
-	std::string port = job_port(td_);
+	std::string port = job_port(td_, o.port_per_job);
 	if (port.empty())
 		return job_failed(td_, EINVAL, "port");
 

@@ -7,6 +7,7 @@
 #include "options.hh"
 #include "report.hh"
 #include "ring.hh"
+#include "many_server.hh"
 #include "server_ops.hh"
 
 #include <infiniband/verbs.h>
@@ -241,4 +242,5 @@ std::unique_ptr<Server> make()
 }
 }
 
-ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make>("librpma_gpspm_server");
+ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make, rpma_fio::make_gpspm_many>(
+	"librpma_gpspm_server");

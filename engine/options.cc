@@ -38,7 +38,7 @@ fio_option options[] = {
 		.lname = "rpma_server port",
 		.type = FIO_OPT_STR_STORE,
 		.off1 = offsetof(Options, port),
-		.help = "Base port: job N uses port + N - 1",
+		.help = "Base port: job N uses port + N - 1 (a client with port_per_job=0: port)",
 		.def = "7204",
 		.category = FIO_OPT_C_ENGINE,
 		.group = OPTION_GROUP,
@@ -76,11 +76,35 @@ fio_option options[] = {
 		.group = OPTION_GROUP,
 	},
 	{
+		.name = "clients",
+		.lname = "librpma server connections per job",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(Options, clients),
+		.maxval = 1024,
+		.minval = 1,
+		.help = "Server: connections the job accepts on its one port, each to a region "
+			"of size= bytes of its own",
+		.def = "1",
+		.category = FIO_OPT_C_ENGINE,
+		.group = OPTION_GROUP,
+	},
+	{
+		.name = "port_per_job",
+		.lname = "librpma client port per job",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(Options, port_per_job),
+		.help = "Client: 1: job N connects to port + N - 1; 0: every job to port (a "
+			"server with clients=)",
+		.def = "1",
+		.category = FIO_OPT_C_ENGINE,
+		.group = OPTION_GROUP,
+	},
+	{
 		.name = nullptr,
 	},
 };
 
-std::string job_port(thread_data *td)
+std::string job_port(thread_data *td, bool per_job)
 {
 	const char *base = options_of(td).port;
 	char *end = nullptr;
@@ -88,7 +112,7 @@ std::string job_port(thread_data *td)
 	unsigned long port = base ? std::strtoul(base, &end, 10) : 0;
 	if (!base || !*base || *end || errno)
 		port = 0;
-	else
+	else if (per_job)
 		port += td->thread_number - 1;
 	if (port == 0 || port > 65535) {
 		report(td, "port=%s: job %u would use port %lu, not in 1..65535", base ? base : "",

@@ -18,6 +18,8 @@ struct Options {
 	unsigned int direct_write_to_pmem;
 	unsigned int busy_wait_polling;
 	unsigned int connect_timeout; // seconds
+	unsigned int clients;         // server: connections a job serves
+	unsigned int port_per_job;    // client: job N connects to port + N - 1
 };
 
 extern fio_option options[];
@@ -27,10 +29,12 @@ inline const Options &options_of(thread_data *td)
 	return *static_cast<const Options *>(td->eo);
 }
 
-// The port of this job: the base port plus the job's number, so that the
-// Nth server job pairs with the Nth client job. Empty, after printing why,
-// when the option is not a valid port.
-std::string job_port(thread_data *td);
+// The port of this job (docs/engines.md, "Ports"): the base port plus the
+// job's number, so that the Nth server job pairs with the Nth client job;
+// a client job with port_per_job=0 connects to the base port itself, where
+// a server job with clients= takes many connections. Empty, after
+// printing why, when the option is not a valid port.
+std::string job_port(thread_data *td, bool per_job = true);
 
 }
 

@@ -25,8 +25,6 @@ Server *server_of(thread_data *td)
 // A client silent this long is probed; the probe has OPERATION_TIMEOUT to
 // complete, the bound a client gives its own operations.
 constexpr auto PROBE_IDLE = std::chrono::seconds(5);
-// a probe failed by the client's disconnect precedes that event by little
-constexpr int DISCONNECT_GRACE_MS = 1000;
 
 }
 
@@ -89,22 +87,41 @@ int Server::open_file(thread_data *td, fio_file *f)
 	Server *s = server_of(td);
 	if (s->served_)
 		return 0;
-	Result r = s->expose(f);
-	if (r == Result::DONE)
-		r = s->accept();
-	return fio_status(r);
+	return fio_status(s->open(f));
 }
 
-Result Server::expose(fio_file *f)
+Result Server::open(fio_file *f)
 {
-	if (Result r = mem_.map(td_, f->file_name, td_->o.size); r != Result::DONE)
+	Result r = map_memory(f, td_->o.size);
+	if (r == Result::DONE)
+		r = register_memory(0, mem_.size(), &mr_);
+	if (r == Result::DONE)
+		r = accept();
+	return r;
+}
+
+Result Server::map_memory(fio_file *f, size_t bytes)
+{
+	if (Result r = mem_.map(td_, f->file_name, bytes); r != Result::DONE)
 		return r;
+	// docs/platforms.md, "rxe: ODP loses the offset within a page"
+	if (mem_.kind() == Memory::Kind::FsDax && soft_roce_)
+		note("%s[%u]: warning: serving %s over Soft-RoCE (rxe), whose "
+		     "On-Demand Paging (Linux 7.2.13 at least) places each write "
+		     "and read at the start of its page: the clients' data would "
+		     "be misplaced; serve a Device DAX over rxe\n",
+		     td_->io_ops->name, td_->thread_number, f->file_name);
+	return Result::DONE;
+}
+
+Result Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
+{
 	// Least exposure: what a client does to the region, nothing more.
 	// It writes and reads it (reads, verify=), and its flush is a read.
 	int usage = RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
 		    (mem_.persistent() ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT
 				       : RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
-	int ret = rpma_mr_reg(peer_, mem_.base(), mem_.size(), usage, &mr_);
+	int ret = rpma_mr_reg(peer_, mem_.base() + offset, len, usage, mr);
 	if (ret && mem_.kind() == Memory::Kind::FsDax)
 		report(td_, "registering FS DAX memory needs On-Demand Paging, "
 			    "which this RDMA device may lack; a Device DAX needs none");
@@ -112,64 +129,71 @@ Result Server::expose(fio_file *f)
 		return rpma_failed(td_, "rpma_mr_reg", ret);
 	if (mem_.kind() != Memory::Kind::FsDax)
 		return Result::DONE;
-	// docs/platforms.md, "rxe: ODP loses the offset within a page"
-	if (soft_roce_)
-		note("%s[%u]: warning: serving %s over Soft-RoCE (rxe), whose "
-		     "On-Demand Paging (Linux 7.2.13 at least) places each write "
-		     "and read at the start of its page: the clients' data would "
-		     "be misplaced; serve a Device DAX over rxe\n",
-		     td_->io_ops->name, td_->thread_number, f->file_name);
 	// FS DAX is registered on demand (ODP): fault the pages in now rather
 	// than at the client's first writes, which would stall on them.
-	ret = rpma_mr_advise(mr_, 0, mem_.size(), IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+	ret = rpma_mr_advise(*mr, 0, len, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
 			     IBV_ADVISE_MR_FLAG_FLUSH);
 	if (ret == RPMA_E_INVAL)
 		return rpma_failed(td_, "rpma_mr_advise", ret);
 	if (ret)
-		note("%s[%u]: note: prefetching %s failed (%s): the first "
+		note("%s[%u]: note: prefetching the memory failed (%s): the first "
 		     "writes will be slower\n",
-		     td_->io_ops->name, td_->thread_number, f->file_name, rpma_err_2str(ret));
+		     td_->io_ops->name, td_->thread_number, rpma_err_2str(ret));
 	return Result::DONE;
 }
 
-Result Server::accept()
+Result Server::workspace_of(rpma_mr_local *mr, std::array<uint8_t, WORKSPACE_SIZE> *ws)
 {
-	const Options &o = options_of(td_);
-	const std::string port = job_port(td_);
-
 	std::vector<uint8_t> desc;
 	size_t desc_size;
-	rpma_mr_get_descriptor_size(mr_, &desc_size);
+	rpma_mr_get_descriptor_size(mr, &desc_size);
 	desc.resize(desc_size);
-	rpma_mr_get_descriptor(mr_, desc.data());
-	auto ws = encode_workspace(msg_slots(), o.direct_write_to_pmem, desc);
-	if (!ws) {
+	rpma_mr_get_descriptor(mr, desc.data());
+	auto encoded = encode_workspace(msg_slots(), options_of(td_).direct_write_to_pmem, desc);
+	if (!encoded) {
 		report(td_,
 		       "the memory descriptor (%zu bytes) does not fit the "
 		       "workspace",
 		       desc_size);
 		return job_failed(td_, EOVERFLOW, "workspace");
 	}
+	*ws = *encoded;
+	return Result::DONE;
+}
 
+Result Server::listen(const std::string &port, rpma_ep **ep)
+{
+	const Options &o = options_of(td_);
+	int ret = rpma_ep_listen(peer_, o.serverip, port.c_str(), ep);
+	if (!ret)
+		return Result::DONE;
+	if (ret == RPMA_E_PROVIDER && errno == EADDRINUSE)
+		report(td_,
+		       "cannot listen on %s:%s: the port is in use "
+		       "(another server, or one still ending); stop it or "
+		       "choose another port=",
+		       o.serverip, port.c_str());
+	else
+		report(td_, "cannot listen on %s:%s", o.serverip, port.c_str());
+	return rpma_failed(td_, "rpma_ep_listen", ret);
+}
+
+Result Server::accept()
+{
+	const Options &o = options_of(td_);
+	const std::string port = job_port(td_);
+	std::array<uint8_t, WORKSPACE_SIZE> ws;
+	if (Result r = workspace_of(mr_, &ws); r != Result::DONE)
+		return r;
 	rpma_ep *ep;
-	int ret = rpma_ep_listen(peer_, o.serverip, port.c_str(), &ep);
-	if (ret) {
-		if (ret == RPMA_E_PROVIDER && errno == EADDRINUSE)
-			report(td_,
-			       "cannot listen on %s:%s: the port is in use "
-			       "(another server, or one still ending); stop it or "
-			       "choose another port=",
-			       o.serverip, port.c_str());
-		else
-			report(td_, "cannot listen on %s:%s", o.serverip, port.c_str());
-		return rpma_failed(td_, "rpma_ep_listen", ret);
-	}
+	if (Result r = listen(port, &ep); r != Result::DONE)
+		return r;
 	note("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name, td_->thread_number,
 	     o.serverip, port.c_str());
 
 	Result r = wait_for_client(ep);
 	if (r == Result::DONE)
-		r = connect_client(ep, *ws);
+		r = connect_client(ep, ws);
 	// one connection per job: nobody else may connect to this port
 	rpma_ep_shutdown(&ep);
 	if (r != Result::DONE)
@@ -206,25 +230,36 @@ Result Server::wait_for_client(rpma_ep *ep)
 	return Result::DONE;
 }
 
-Result Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
+Result Server::next_request(rpma_ep *ep, rpma_conn_req **req)
 {
 	rpma_conn_cfg *cfg;
 	int ret = rpma_conn_cfg_new(&cfg);
 	if (ret)
 		return rpma_failed(td_, "rpma_conn_cfg_new", ret);
 	configure(cfg);
-	rpma_conn_req *req;
-	ret = rpma_ep_next_conn_req(ep, cfg, &req);
+	ret = rpma_ep_next_conn_req(ep, cfg, req);
 	rpma_conn_cfg_delete(&cfg);
-	if (ret)
-		return rpma_failed(td_, "rpma_ep_next_conn_req", ret);
-	if (Result r = accepting(req); r != Result::DONE) {
+	if (ret == RPMA_E_NO_EVENT)
+		return Result::RETRY;
+	return ret ? rpma_failed(td_, "rpma_ep_next_conn_req", ret) : Result::DONE;
+}
+
+Result Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
+{
+	rpma_conn_req *req;
+	Result r = next_request(ep, &req);
+	// the endpoint's fd was readable: a request, or librpma's error
+	if (r == Result::RETRY)
+		return rpma_failed(td_, "rpma_ep_next_conn_req", RPMA_E_NO_EVENT);
+	if (r != Result::DONE)
+		return r;
+	if (r = accepting(req); r != Result::DONE) {
 		rpma_conn_req_delete(&req);
 		return r;
 	}
 	rpma_conn_private_data pdata{const_cast<uint8_t *>(ws.data()),
 				     static_cast<uint8_t>(ws.size())};
-	ret = rpma_conn_req_connect(&req, &pdata, &conn_);
+	int ret = rpma_conn_req_connect(&req, &pdata, &conn_);
 	return ret ? rpma_failed(td_, "rpma_conn_req_connect", ret) : Result::DONE;
 }
 
@@ -239,33 +274,42 @@ Result Server::link_check()
 	return job_failed(td_, ENETDOWN, "link");
 }
 
+Probe::Due Probe::due(uint64_t signs, Clock::time_point now)
+{
+	if (in_flight_)
+		return now - sent_ < OPERATION_TIMEOUT ? Due::NOTHING : Due::LATE;
+	if (signs != signs_ || quiet_since_ == Clock::time_point{}) {
+		signs_ = signs;
+		quiet_since_ = now;
+		return Due::NOTHING;
+	}
+	return now - quiet_since_ < PROBE_IDLE ? Due::NOTHING : Due::SEND;
+}
+
+std::string Probe::late_why()
+{
+	return "no answer to a probe for " +
+	       std::to_string(std::chrono::duration_cast<std::chrono::seconds>(OPERATION_TIMEOUT)
+				      .count()) +
+	       " s";
+}
+
 // Called only when idle: the clock is read off the data path.
 Result Server::liveness_check(uint64_t signs)
 {
 	const auto now = Clock::now();
-	if (probing_) {
-		if (now - probe_sent_ < OPERATION_TIMEOUT)
-			return Result::DONE;
-		char why[64];
-		std::snprintf(why, sizeof(why), "no answer to a probe for %lld s",
-			      static_cast<long long>(
-				      std::chrono::duration_cast<std::chrono::seconds>(
-					      OPERATION_TIMEOUT)
-					      .count()));
-		return client_stopped(why);
-	}
-	if (signs != signs_ || quiet_since_ == Clock::time_point{}) {
-		signs_ = signs;
-		quiet_since_ = now;
+	switch (probe_.due(signs, now)) {
+	case Probe::Due::NOTHING:
 		return Result::DONE;
+	case Probe::Due::LATE:
+		return client_stopped(Probe::late_why().c_str());
+	case Probe::Due::SEND:
+		break;
 	}
-	if (now - quiet_since_ < PROBE_IDLE)
-		return Result::DONE;
 	int ret = rpma_write(conn_, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS, this);
 	if (ret)
 		return rpma_failed(td_, "rpma_write (a probe of the client)", ret);
-	probing_ = true;
-	probe_sent_ = now;
+	probe_.sent(now);
 	return Result::DONE;
 }
 
@@ -276,8 +320,7 @@ bool Server::is_probe(const ibv_wc &wc) const
 
 Result Server::probe_done(const ibv_wc &wc, bool end_expected)
 {
-	probing_ = false;
-	quiet_since_ = Clock::now();
+	probe_.completed(Clock::now());
 	if (wc.status == IBV_WC_SUCCESS)
 		return Result::DONE;
 	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
@@ -289,7 +332,7 @@ Result Server::probe_done(const ibv_wc &wc, bool end_expected)
 
 Result Server::poll_probe(rpma_cq *cq, bool end_expected)
 {
-	if (!probing_)
+	if (!probe_.in_flight())
 		return Result::DONE;
 	ibv_wc wc{};
 	int got = 0;

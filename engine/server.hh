@@ -2,7 +2,8 @@
 // server.hh -- the part of librpma_apm_server and librpma_gpspm_server that
 // does not depend on the persistency method.
 //
-// Each server job serves one client connection. Opening its "file" maps
+// Each server job serves one client connection (a job of clients=N serves
+// N: many_server.hh). Opening its "file" maps
 // the memory, registers it, listens on serverip:port+N-1 and accepts one
 // connection, describing the memory in the accept's private data (the
 // workspace). The job's first I/O then serves the connection until the
@@ -11,19 +12,59 @@
 #ifndef RPMA_ENGINE_SERVER_HH
 #define RPMA_ENGINE_SERVER_HH
 
+#include "conn_events.hh"
 #include "fio.hh"
 #include "link.hh"
 #include "result.hh"
 #include "server_memory.hh"
+#include "workspace.hh"
 
 #include <infiniband/verbs.h>
 #include <librpma.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 namespace rpma_fio {
+
+// The liveness probe of one client, for the idle moments of its serving:
+// after PROBE_IDLE without a new sign of life (what the client has sent), a
+// zero-length RDMA write goes to the client (it needs no key and leaves no
+// trace there), which must complete within OPERATION_TIMEOUT.
+class Probe {
+public:
+	enum class Due {
+		NOTHING, // the client gave a sign lately, or the probe is on its way
+		SEND,    // send a probe now, then sent()
+		LATE,    // the probe did not complete in time
+	};
+	// What is due at `now`, the client having given `signs` so far (0 if
+	// it sends nothing).
+	Due due(uint64_t signs, Clock::time_point now);
+	void sent(Clock::time_point now)
+	{
+		in_flight_ = true;
+		sent_ = now;
+	}
+	// Its completion came (whatever its status).
+	void completed(Clock::time_point now)
+	{
+		in_flight_ = false;
+		quiet_since_ = now;
+	}
+	bool in_flight() const { return in_flight_; }
+	// Why a LATE probe means the client is gone, for messages.
+	static std::string late_why();
+
+private:
+	uint64_t signs_ = 0;
+	Clock::time_point quiet_since_{};
+	Clock::time_point sent_{};
+	bool in_flight_ = false;
+};
 
 class Server {
 public:
@@ -39,6 +80,24 @@ public:
 	static void cleanup(thread_data *td);
 
 protected:
+	// Opens the job's "file": exposes the memory and accepts its client
+	// (a server with clients=N: many_server.hh).
+	virtual Result open(fio_file *f);
+	// Ends the job's connection after its serving (close_file).
+	virtual void goodbye();
+	// Maps bytes of the job's memory into mem_.
+	Result map_memory(fio_file *f, size_t bytes);
+	// Registers [offset, +len) of mem_ for a client's remote access.
+	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
+	// The workspace that describes mr to a client (the accept's private
+	// data).
+	Result workspace_of(rpma_mr_local *mr, std::array<uint8_t, WORKSPACE_SIZE> *ws);
+	// Listens on serverip:port, saying why it cannot.
+	Result listen(const std::string &port, rpma_ep **ep);
+	// The next connection request on ep, its queues as configure() says:
+	// DONE, RETRY if none came after all, or FAILED.
+	Result next_request(rpma_ep *ep, rpma_conn_req **req);
+
 	// Receives the flavour posts before accepting (max_msg_num).
 	virtual uint16_t msg_slots() const { return 0; }
 	// Queues of the connection; called before the connection exists.
@@ -59,12 +118,10 @@ protected:
 	// DONE.
 	Result link_check();
 
-	// For serve()'s idle moments: whether the client still answers.
-	// `signs` counts what the client has sent (0 if nothing is expected);
-	// after PROBE_IDLE without a new one, a zero-length RDMA write goes to
-	// the client (it needs no key and leaves no trace there), which must
-	// complete within OPERATION_TIMEOUT. FAILED after reporting that it
-	// failed or did not complete, else DONE.
+	// For serve()'s idle moments: whether the client still answers
+	// (Probe). `signs` counts what the client has sent (0 if nothing is
+	// expected). FAILED after reporting that the probe failed or did not
+	// complete, else DONE.
 	Result liveness_check(uint64_t signs);
 	// Whether wc is the probe's; probe_done() then takes it: DONE, or
 	// FAILED after reporting a failed probe. A probe fails too when the client
@@ -83,23 +140,19 @@ protected:
 	bool closed_ = false;  // the client's disconnect has arrived
 	unsigned iodepth_ = 1; // the job's iodepth= (fio's own is set to 1)
 
+	// a probe failed by the client's disconnect precedes that event by little
+	static constexpr int DISCONNECT_GRACE_MS = 1000;
+
 private:
-	Result expose(fio_file *f);
 	Result accept();
 	Result wait_for_client(rpma_ep *ep);
 	Result connect_client(rpma_ep *ep, std::span<const uint8_t> ws);
-	void goodbye();
 
 	rpma_mr_local *mr_ = nullptr;
 	bool served_ = false;
 	bool soft_roce_ = false; // the device is rxe (FS DAX: a warning)
 	LinkWatch link_;
-	// the liveness probe: signs_ as last seen and since when, and when
-	// the probe in flight (if any) went out
-	uint64_t signs_ = 0;
-	Clock::time_point quiet_since_{};
-	Clock::time_point probe_sent_{};
-	bool probing_ = false;
+	Probe probe_;
 	Result client_stopped(const char *why);
 };
 

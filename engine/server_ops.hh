@@ -12,7 +12,9 @@ namespace rpma_fio {
 // The hooks fio may call first check that they run inside the fio they
 // were built for.
 // FIO_DISKLESSIO: fio must not lay out a file named by filename= (malloc).
-template <std::unique_ptr<Server> (*Make)()> ioengine_ops server_ops(const char *name)
+// Make: the flavour's server of one connection; MakeMany: of clients=N.
+template <std::unique_ptr<Server> (*Make)(), std::unique_ptr<Server> (*MakeMany)()>
+ioengine_ops server_ops(const char *name)
 {
 	return {
 		.name = name,
@@ -20,7 +22,10 @@ template <std::unique_ptr<Server> (*Make)()> ioengine_ops server_ops(const char 
 		.flags = FIO_SYNCIO | FIO_DISKLESSIO | FIO_NODISKUTIL,
 		.init =
 			[](thread_data *td) {
-				return fio_matches(td, &ioengine) ? Server::init(td, Make) : 1;
+				if (!fio_matches(td, &ioengine))
+					return 1;
+				return Server::init(td,
+						    options_of(td).clients > 1 ? MakeMany : Make);
 			},
 		.queue = Server::queue,
 		.cleanup = Server::cleanup,

@@ -23,6 +23,8 @@ echo "in-vm.sh: $(command -v fio) is $(fio --version)"
 . "$here/interop.sh"
 # shellcheck source=safety.sh
 . "$here/safety.sh"
+# shellcheck source=many.sh
+. "$here/many.sh"
 # shellcheck source=races.sh
 . "$here/races.sh"
 
@@ -67,6 +69,7 @@ pmem_cases
 fsdax_cases
 error_cases
 safety_cases
+many_cases
 if [[ -n "${OLD_FIO:-}" ]]; then
 	interop_cases
 else

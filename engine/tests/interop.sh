@@ -85,5 +85,6 @@ interop_cases() {
 			done
 		done
 		interop_case "$kind" ourlib ourlib
+		many_mixed "$kind"
 	done
 }

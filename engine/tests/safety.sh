@@ -235,22 +235,38 @@ anon_kb() {
 # iodepth=64), the emulated flushes' page and a few kB of bookkeeping;
 # with a 512-byte send per slot it grew by 64 KiB more than that.
 gpspm_server_memory() {
-	local name=gpspm-server-memory a0 a1='' crc src bound=56 end
+	server_memory gpspm-server-memory 1 \
+		"--filename=malloc --size=1m --iodepth=64 --busy_wait_polling=0" \
+		"--rw=write --bs=4k --iodepth=16 --size=1m --time_based --runtime=10 --busy_wait_polling=0"
+}
+
+# server_connections: how many connections the server has established on
+# $ip:$port (its ends, not the clients')
+server_connections() {
+	rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $ip:$port "
+}
+
+# server_memory NAME CONNS "SERVER ARGS" "CLIENT ARGS": a GPSPM server's
+# anonymous memory must grow by at most 56 kB per connection from
+# listening to CONNS connected (a client fio of CONNS jobs)
+server_memory() {
+	local name=$1 conns=$2 a0 a1='' crc src bound=56 end per
 	begin_case "$name"
-	fio_server gpspm --filename=malloc --size=1m --iodepth=64 --busy_wait_polling=0
+	# shellcheck disable=SC2086 # the argument lists are word lists
+	fio_server gpspm $3
 	if ! server_listens 60; then
 		fail "$name" "the server does not listen"
 		kill "$SERVER_PID" 2>/dev/null
 		return
 	fi
 	a0=$(anon_kb "$SERVER_PID")
-	fio_start client gpspm --rw=write --bs=4k --iodepth=16 --size=1m --time_based \
-		--runtime=10 --busy_wait_polling=0
-	# the server's end of the connection is established once it accepted,
+	# shellcheck disable=SC2086
+	fio_start client gpspm --numjobs="$conns" $4
+	# the server's end of a connection is established once it accepted,
 	# after it registered its message buffers
 	end=$((SECONDS + 120))
 	while ((SECONDS < end)) && kill -0 "$FIO_PID" 2>/dev/null; do
-		if rdma res show cm_id 2>/dev/null | grep -q "state CONNECT .*src-addr $ip:$port "; then
+		if (($(server_connections) == conns)); then
 			a1=$(anon_kb "$SERVER_PID")
 			break
 		fi
@@ -260,9 +276,10 @@ gpspm_server_memory() {
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?
-	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB connected"
-	((crc == 0 && src == 0)) && [[ -n $a1 ]] && ((a1 - a0 <= bound))
-	expect $? "$name" "client $crc, server $src; grew by $((${a1:-0} - a0)) kB on connecting (at most $bound)"
+	per=$(((${a1:-0} - a0) / conns))
+	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB with $conns connected: $per kB each"
+	((crc == 0 && src == 0)) && [[ -n $a1 ]] && ((per <= bound))
+	expect $? "$name" "client $crc, server $src; grew by $per kB per connection on connecting (at most $bound)"
 }
 
 safety_cases() {

@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh, which in-vm.sh sources first
+# engine/tests/many.sh -- a server job with clients=N: one port, N
+# connections, each to a region of its own (many_server.hh). Sourced by
+# in-vm.sh after lib.sh, errors.sh and safety.sh.
+
+# many_case KIND BUSY: a server job with clients=4 serves one client fio of
+# numjobs=4 and port_per_job=0, random writes read back (verify=crc32c):
+# each job must find its own data, none another's
+many_case() {
+	local kind=$1 busy=$2
+	run_pair "$kind-clients4-busy$busy" "$kind" \
+		"--clients=4 --filename=malloc --size=2m --iodepth=4 --busy_wait_polling=$busy" \
+		"--numjobs=4 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=2m --busy_wait_polling=$busy --verify=crc32c"
+}
+
+# many_lost_client KIND: of a server's two clients one is killed mid-run;
+# the other ends its run with no error, the server names the lost one and
+# fails
+many_lost_client() {
+	local kind=$1 name=$1-clients2-one-killed crc src victim
+	begin_case "$name"
+	fio_server "$kind" --clients=2 --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
+	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
+		--time_based --runtime=60
+	victim=$FIO_PID
+	moved client victim
+	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
+		--time_based --runtime=15 --verify=crc32c
+	local survivor=$FIO_PID end=$((SECONDS + 120))
+	until (($(server_connections) == 2)); do
+		((SECONDS < end)) && kill -0 "$survivor" 2>/dev/null || break
+		sleep 0.2
+	done
+	sleep 2
+	killed victim "$victim"
+	wait_exit "$survivor" 120
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	local said
+	said=$(grep -h "of 2 at $ip:$port" "$case_dir/server.log" "$case_dir/server.json" 2>/dev/null | head -1)
+	echo "  $name: client $crc, server $src: $said"
+	((crc == 0 && src != 0)) && [[ $said == *"(from $ip:"*"): "*"; the others go on"* ]] &&
+		has server "1 of 2 clients of $ip:$port failed"
+	expect $? "$name" "the other client ends with 0 ($crc), the server fails ($src) naming the lost client by its address (said: ${said:-nothing})"
+}
+
+# many_memory: what a GPSPM server of clients=4 grows by, per connection,
+# once its 4 clients are connected (server_memory, safety.sh): its share of
+# the shared receive queue's messages (a 512-byte receive and a 16-byte
+# send room per slot: 33 KiB at iodepth=64), the queues' rings and
+# bookkeeping.
+many_memory() {
+	server_memory gpspm-clients4-server-memory 4 \
+		"--clients=4 --filename=malloc --size=1m --iodepth=64 --busy_wait_polling=0" \
+		"--port_per_job=0 --rw=write --bs=4k --iodepth=16 --size=1m --time_based --runtime=15 --busy_wait_polling=0"
+}
+
+# many_mixed KIND: a server of clients=4 serves two jobs of ours (one fio,
+# numjobs=2, port_per_job=0) and two old clients (two fios of fio 3.33's
+# engines, numjobs=1 each) at once. The old GPSPM client cannot read back:
+# it writes a pattern of its own, which must then fill one of the four
+# regions of the server (on the Device DAX).
+many_mixed() {
+	local kind=$1 name crc src i status=() pids=() patterns=()
+	name=interop-$kind-clients4-mixed
+	begin_case "$name"
+	local server_args=(--clients=4 --filename=malloc --size=2m --iodepth=4)
+	local ours=(--numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=2m
+		--verify=crc32c)
+	local old=(--rw=write --bs=4k --iodepth=4 --size=2m)
+	if [[ $kind == gpspm ]]; then
+		if [[ -z "${RPMA_TEST_DEVDAX:-}" || -z "${PATTERN_CHECK:-}" ]]; then
+			fail "$name" "no Device DAX (tests/vm/run --nvdimm) or no PATTERN_CHECK to check the server's memory with"
+			return
+		fi
+		server_args=(--clients=4 --filename="$RPMA_TEST_DEVDAX" --size=2m --iodepth=4)
+	else
+		old+=(--verify=crc32c)
+	fi
+	side=new fio_start server "$kind" "${server_args[@]}"
+	local server=$FIO_PID
+	for i in 1 2; do
+		local args=("${old[@]}")
+		if [[ $kind == gpspm ]]; then
+			patterns+=("$(printf '0x%02xa55a%02x' $((0x60 + i)) $((0x90 + i)))")
+			args+=(--buffer_pattern="${patterns[-1]}")
+		fi
+		side=old fio_start client "$kind" "${args[@]}"
+		pids+=("$FIO_PID")
+		moved client "old$i"
+	done
+	side=new fio_start client "$kind" "${ours[@]}"
+	pids+=("$FIO_PID")
+	for i in "${pids[@]}"; do
+		wait_exit "$i" 300
+		status+=($?)
+	done
+	wait_exit "$server" 60
+	src=$?
+	crc=$((status[0] | status[1] | status[2]))
+	local missing=
+	for i in "${patterns[@]}"; do
+		local r found=
+		for r in 0 1 2 3; do
+			if "$PATTERN_CHECK" "$RPMA_TEST_DEVDAX" $((r * (2 << 20))) $((2 << 20)) "$i" \
+				>>"$case_dir/pattern.log" 2>&1; then
+				found=$r
+				break
+			fi
+		done
+		[[ -n $found ]] || missing+=" $i"
+	done
+	if ((crc || src)); then
+		fail "$name" "exit status: old clients ${status[0]} ${status[1]}, ours ${status[2]}, server $src"
+	elif [[ -n $missing ]]; then
+		fail "$name" "no region of the server holds the old client's pattern$missing"
+	else
+		record "$name" pair "$crc $src"
+	fi
+}
+
+# many_too_few: a server of clients=2 with runtime= gets one client: it
+# serves that one to its end, then fails saying how many came
+many_too_few() {
+	local name=apm-clients2-one-came crc src
+	begin_case "$name"
+	fio_server apm --clients=2 --filename=malloc --size=1m --runtime=20
+	fio_client apm --port_per_job=0 --rw=randwrite --bs=4k --size=1m --verify=crc32c
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	((crc == 0 && src != 0)) && has server "1 of 2 clients connected to $ip:$port within runtime=20s"
+	expect $? "$name" "client $crc (0), server $src (not 0) saying that 1 of 2 clients came"
+}
+
+# many_port_mismatch: port_per_job=0 with numjobs=2 against a server of
+# clients=1: the first job is served, the second finds nobody listening
+many_port_mismatch() {
+	local name=apm-port-per-job-0-against-clients1 crc src
+	begin_case "$name"
+	fio_server apm --filename=malloc --size=1m
+	fio_client apm --numjobs=2 --port_per_job=0 --rw=write --bs=4k --size=1m --connect_timeout=5
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	((crc != 0 && src == 0)) && has client "$ip:$port"
+	expect $? "$name" "client $crc (not 0: its second job), server $src (0); the client says nobody listens at $ip:$port"
+}
+
+# make check: ours alone
+many_cases() {
+	many_case apm 1
+	many_case gpspm 1
+	many_case gpspm 0
+	many_lost_client gpspm
+	many_memory
+	many_too_few
+	many_port_mismatch
+}
