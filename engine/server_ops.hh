@@ -33,7 +33,7 @@ template <std::unique_ptr<Server> (*Make)()> ioengine_ops server_ops(const char 
 								  : 1;
 			},
 		.option_struct_size = sizeof(Options),
-		.options = options,
+		.options = server_options(),
 	};
 }
 
