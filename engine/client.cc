@@ -5,9 +5,13 @@
 #include "options.hh"
 #include "report.hh"
 
+#include <librpma_private.h>
+
 #include <poll.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <cerrno>
 #include <cstddef>
 #include <thread>
@@ -89,8 +93,15 @@ Result Client::connect()
 		report(td_, "no RDMA device reaches serverip=%s", o.serverip);
 		return rpma_failed(td_, "rpma_utils_get_ibv_context", ret);
 	}
-	if ((ret = rpma_peer_new(dev, &peer_)))
+	// native_ops= applies to this job's peer alone; unset, the library
+	// reads RPMA_NATIVE_OPS as for any program
+	if (o.native_ops & NATIVE_OPS_SET) {
+		const int ops = static_cast<int>(o.native_ops & ~NATIVE_OPS_SET);
+		if ((ret = rpma_peer_new_with_native_ops(dev, ops, &peer_)))
+			return rpma_failed(td_, "rpma_peer_new_with_native_ops", ret);
+	} else if ((ret = rpma_peer_new(dev, &peer_))) {
 		return rpma_failed(td_, "rpma_peer_new", ret);
+	}
 	link_.watch(dev, o.serverip, false);
 
 	rpma_conn_cfg *cfg;
@@ -157,6 +168,7 @@ Result Client::connect()
 	if (waiting_told)
 		note("%s[%u]: connected after %.1f s\n", td_->io_ops->name, td_->thread_number,
 		     std::chrono::duration<double>(Clock::now() - start).count());
+	tell_native_ops();
 
 	rpma_conn_private_data pdata{};
 	rpma_conn_get_private_data(conn_, &pdata);
@@ -177,6 +189,47 @@ Result Client::connect()
 	if ((ret = rpma_conn_get_cq(conn_, &cq_)))
 		return rpma_failed(td_, "rpma_conn_get_cq", ret);
 	return connected(*ws);
+}
+
+namespace {
+
+// How one operation goes: "native", or "emulated (why)".
+std::string mechanism(int op, int used, int device, const std::string &chosen_by)
+{
+	if (used & op)
+		return "native";
+	if (!(device & op))
+		return "emulated (not supported by the device)";
+	return "emulated (not enabled by " + chosen_by + ")";
+}
+
+// native_ops=<its value>, or the environment's word
+std::string native_ops_chooser(unsigned int option)
+{
+	if (option & NATIVE_OPS_SET)
+		return native_ops_option(option);
+	// read only: nothing in the process writes the environment
+	const char *env = std::getenv("RPMA_NATIVE_OPS");
+	return env ? std::string("RPMA_NATIVE_OPS=") + env
+		   : std::string("native_ops= or RPMA_NATIVE_OPS");
+}
+
+}
+
+// Once per job, on fio's info output (never inside a JSON report, see
+// note()): what this job's flushes and atomic writes are made of.
+void Client::tell_native_ops()
+{
+	if (const char *by = persistence_without_flush()) {
+		note("%s[%u]: %s\n", td_->io_ops->name, td_->thread_number, by);
+		return;
+	}
+	int used = 0, device = 0;
+	rpma_peer_get_native_ops(peer_, &used, &device);
+	const std::string chosen_by = native_ops_chooser(options_of(td_).native_ops);
+	note("%s[%u]: flush %s, atomic write %s\n", td_->io_ops->name, td_->thread_number,
+	     mechanism(RPMA_NATIVE_OP_FLUSH, used, device, chosen_by).c_str(),
+	     mechanism(RPMA_NATIVE_OP_ATOMIC_WRITE, used, device, chosen_by).c_str());
 }
 
 int Client::post_init(thread_data *td)

@@ -74,6 +74,10 @@ protected:
 	virtual Result message_completion(const ibv_wc &wc, uint64_t *token) = 0;
 	// Before disconnecting after a good run: tell the server it is over.
 	virtual void finish() {}
+	// What makes writes persistent if not rpma_flush (nor rpma_atomic_
+	// write), to say so instead of what those would be made of; nullptr
+	// when the flavour uses them.
+	virtual const char *persistence_without_flush() const { return nullptr; }
 
 	// Disconnects and destroys the queue pair, if there is one: the device
 	// then writes into no memory registered for it.
@@ -92,6 +96,7 @@ protected:
 
 private:
 	Result connect();
+	void tell_native_ops();
 	RPMA_INLINE size_t post(io_u *const *batch, size_t n);
 	// The helpers of the per-I/O paths are inlined into them: their calls'
 	// register saves and restores cost as much as their work.

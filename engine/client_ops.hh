@@ -36,7 +36,7 @@ template <std::unique_ptr<Client> (*Make)()> ioengine_ops client_ops(const char 
 			},
 		.io_u_free = Client::io_u_free,
 		.option_struct_size = sizeof(Options),
-		.options = options,
+		.options = client_options(),
 	};
 }
 

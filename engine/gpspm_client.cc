@@ -47,6 +47,11 @@ private:
 	// the server persists the range asked for, nothing else
 	InFlight::Merge flush_merge() const override { return InFlight::Merge::ADJACENT; }
 
+	const char *persistence_without_flush() const override
+	{
+		return "flush by the server (GPSPM flush requests): native_ops= does not apply";
+	}
+
 	QueueSizes queue_sizes(unsigned iodepth) const override
 	{
 		// up to iodepth reads or writes, iodepth flush requests, and SEND

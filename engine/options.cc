@@ -3,6 +3,7 @@
 // their job files run unchanged; connect_timeout is new.
 #include "config.h"
 #include "options.hh"
+#include "native_ops.hh"
 #include "report.hh"
 
 #include <cerrno>
@@ -20,9 +21,50 @@ constexpr auto OPTION_GROUP = FIO_OPT_G_LIBRPMA;
 #else
 constexpr auto OPTION_GROUP = FIO_OPT_G_RDMA;
 #endif
+
+// fio's callback of native_ops= (its parser has stored the text): 0, or 1
+// after saying what is wrong, which makes fio refuse the job file
+int native_ops_given(void *data, const char *list)
+{
+	std::string bad;
+	std::optional<unsigned int> value = parse_native_ops(list, &bad);
+	if (!value) {
+		log_err("fio: native_ops=%s: %s%s%s (none, flush, atomic_write or all; a list "
+			"separated by commas)\n",
+			list, bad.empty() ? "no operation" : "'", bad.c_str(),
+			bad.empty() ? "" : "' is not an operation");
+		return 1;
+	}
+	static_cast<Options *>(data)->native_ops = *value;
+	return 0;
+}
 }
 
 fio_option options[] = {
+	// the client-only ones first (CLIENT_ONLY_OPTIONS): the servers' list
+	// starts after them
+	{
+		.name = "native_ops",
+		.lname = "librpma native operations",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(Options, native_ops_list),
+		// the values are checked as a whole here: fio's own lists
+		// (FIO_OPT_STR_MULTI) let a bad value after a good one pass
+		.cb = reinterpret_cast<void *>(native_ops_given),
+		.help = "Client: the RDMA operations to post natively where the local device has "
+			"them, which the server's device must execute (a list; default: "
+			"RPMA_NATIVE_OPS)",
+		// for --enghelp=ENGINE,native_ops only: native_ops_given parses
+		.posval =
+			{
+				{.ival = "none", .help = "flush and atomic write emulated"},
+				{.ival = "flush", .help = "native RDMA FLUSH"},
+				{.ival = "atomic_write", .help = "native RDMA ATOMIC WRITE"},
+				{.ival = "all", .help = "both"},
+			},
+		.category = FIO_OPT_C_ENGINE,
+		.group = OPTION_GROUP,
+	},
 	{
 		.name = "serverip",
 		.lname = "rpma_server_ip",

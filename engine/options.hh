@@ -4,6 +4,7 @@
 #define RPMA_ENGINE_OPTIONS_HH
 
 #include "fio.hh"
+#include "native_ops.hh"
 
 #include <string>
 
@@ -20,9 +21,26 @@ struct Options {
 	unsigned int connect_timeout; // seconds
 	unsigned int clients;         // server: connections a job serves
 	unsigned int port_per_job;    // client: job N connects to port + N - 1
+	// Client: native_ops= as given, and parsed (native_ops.hh): 0 when
+	// not given, and then the environment's RPMA_NATIVE_OPS decides.
+	char *native_ops_list;
+	unsigned int native_ops;
 };
 
+// Every engine's options, the clients' own first: the servers' list is the
+// same array past those (fio reads a list up to an entry without a name).
 extern fio_option options[];
+constexpr int CLIENT_ONLY_OPTIONS = 1;
+
+inline fio_option *client_options()
+{
+	return options;
+}
+
+inline fio_option *server_options()
+{
+	return options + CLIENT_ONLY_OPTIONS;
+}
 
 inline const Options &options_of(thread_data *td)
 {

@@ -38,7 +38,7 @@ ioengine_ops server_ops(const char *name)
 								  : 1;
 			},
 		.option_struct_size = sizeof(Options),
-		.options = options,
+		.options = server_options(),
 	};
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "peer.hh"
 
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
@@ -34,7 +35,7 @@ constexpr uint64_t DEVICE_FLUSH_GLOBAL = 1ULL << 38;
 constexpr uint64_t DEVICE_FLUSH_PERSISTENT = 1ULL << 39;
 constexpr uint64_t DEVICE_ATOMIC_WRITE = 1ULL << 40;
 
-bool atomic_write_capable([[maybe_unused]] const ibv_device_attr_ex &attr)
+bool device_has_atomic_write([[maybe_unused]] const ibv_device_attr_ex &attr)
 {
 #if HAVE_DECL_IBV_WR_ATOMIC_WRITE
 	return attr.device_cap_flags_ex & DEVICE_ATOMIC_WRITE;
@@ -43,7 +44,7 @@ bool atomic_write_capable([[maybe_unused]] const ibv_device_attr_ex &attr)
 #endif
 }
 
-bool flush_capable([[maybe_unused]] const ibv_device_attr_ex &attr)
+bool device_has_flush([[maybe_unused]] const ibv_device_attr_ex &attr)
 {
 #if HAVE_DECL_IBV_WR_FLUSH
 	constexpr uint64_t both = DEVICE_FLUSH_GLOBAL | DEVICE_FLUSH_PERSISTENT;
@@ -56,14 +57,9 @@ bool flush_capable([[maybe_unused]] const ibv_device_attr_ex &attr)
 // The native operations the application says its responders execute:
 // RPMA_NATIVE_OPS, a list of "atomic_write" and "flush" (or "all"),
 // separated by commas or spaces. Unknown words are reported and ignored.
-struct NativeOpsWanted {
-	bool atomic_write = false;
-	bool flush = false;
-};
-
-NativeOpsWanted native_ops_wanted()
+NativeOps native_ops_wanted()
 {
-	NativeOpsWanted wanted;
+	NativeOps wanted;
 	const char *env = std::getenv("RPMA_NATIVE_OPS");
 	if (!env)
 		return wanted;
@@ -91,22 +87,31 @@ bool is_odp_capable_device(ibv_context *context)
 	return supports_rc_odp(query_device(context));
 }
 
-Peer::Peer(ibv_context *context) : context_(context)
+Peer::Peer(ibv_context *context) : Peer(context, native_ops_wanted(), "RPMA_NATIVE_OPS") {}
+
+Peer::Peer(ibv_context *context, NativeOps wanted)
+	: Peer(context, wanted, "rpma_peer_new_with_native_ops")
+{
+}
+
+Peer::Peer(ibv_context *context, NativeOps wanted, const char *wanted_by) : context_(context)
 {
 	const ibv_device_attr_ex attr = query_device(context);
 	odp_capable_ = supports_rc_odp(attr);
-	const NativeOpsWanted wanted = native_ops_wanted();
-	native_atomic_write_ = wanted.atomic_write && atomic_write_capable(attr);
-	flush_responder_ = flush_capable(attr);
+	atomic_write_capable_ = device_has_atomic_write(attr);
+	native_atomic_write_ = wanted.atomic_write && atomic_write_capable_;
+	flush_responder_ = device_has_flush(attr);
 	native_flush_ = wanted.flush && flush_responder_;
+	// "not enabled (RPMA_NATIVE_OPS)", or by the peer's creator
+	char not_enabled[64];
+	std::snprintf(not_enabled, sizeof(not_enabled), "not enabled (%s)", wanted_by);
 	if (!native_atomic_write_)
 		RPMA_LOG_INFO("Native atomic write is %s - an inline, fenced RDMA write will be "
 			      "used instead",
-			      wanted.atomic_write ? "not supported"
-						  : "not enabled (RPMA_NATIVE_OPS)");
+			      wanted.atomic_write ? "not supported" : not_enabled);
 	if (!native_flush_)
 		RPMA_LOG_INFO("Native flush is %s - an 8-byte RDMA read will be used instead",
-			      wanted.flush ? "not supported" : "not enabled (RPMA_NATIVE_OPS)");
+			      wanted.flush ? "not supported" : not_enabled);
 
 	errno = 0;
 	pd_ = PdOwner(ibv_alloc_pd(context));

@@ -10,10 +10,21 @@
 
 namespace rpma {
 
+// The native operations an application says its responders execute.
+struct NativeOps {
+	bool atomic_write = false;
+	bool flush = false;
+};
+
 class Peer {
 public:
-	// Probes the device's capabilities, then allocates the protection domain.
+	// Probes the device's capabilities, then allocates the protection
+	// domain; RPMA_NATIVE_OPS says which native operations to use.
 	explicit Peer(ibv_context *context);
+	// The same with the caller's word instead of the environment's, for
+	// programs that run peers of different choices in one process (the
+	// fio engines' native_ops=, docs/persistence.md, "Choosing per peer").
+	Peer(ibv_context *context, NativeOps wanted);
 
 	ibv_context *context() const noexcept { return context_; }
 	ibv_pd *pd() const noexcept { return pd_.get(); }
@@ -21,10 +32,15 @@ public:
 	// Whether connections post the native verbs. Each needs the verb in
 	// the rdma-core this library was built with, the local device's
 	// capability and the application's word that the responders execute
-	// it (RPMA_NATIVE_OPS): no descriptor says so, and a responder without
-	// it fails the request and the connection. Otherwise they are emulated.
+	// it (RPMA_NATIVE_OPS or the constructor's argument): no descriptor
+	// says so, and a responder without it fails the request and the
+	// connection. Otherwise they are emulated. Fixed for the peer's life:
+	// connections of any thread read it without a lock.
 	bool native_atomic_write() const noexcept { return native_atomic_write_; }
 	bool native_flush() const noexcept { return native_flush_; }
+	// Whether the local device and this build could post the native verb.
+	bool atomic_write_capable() const noexcept { return atomic_write_capable_; }
+	bool flush_capable() const noexcept { return flush_responder_; }
 
 	// The ibv access flags that give a region the RPMA_MR_USAGE_* usages.
 	// Flush usages grant RDMA reads (for emulating initiators) and, where
@@ -35,8 +51,11 @@ public:
 	int release() noexcept { return pd_.reset(); }
 
 private:
+	Peer(ibv_context *context, NativeOps wanted, const char *wanted_by);
+
 	ibv_context *context_;
 	bool odp_capable_ = false;
+	bool atomic_write_capable_ = false;
 	bool native_atomic_write_ = false;
 	bool native_flush_ = false;
 	bool flush_responder_ = false; // the device executes incoming flushes

@@ -19,6 +19,8 @@ echo "in-vm.sh: $(command -v fio) is $(fio --version)"
 . "$here/matrix.sh"
 # shellcheck source=errors.sh
 . "$here/errors.sh"
+# shellcheck source=native.sh
+. "$here/native.sh"
 # shellcheck source=interop.sh
 . "$here/interop.sh"
 # shellcheck source=safety.sh
@@ -66,6 +68,7 @@ examples_case apm json+
 examples_case gpspm normal,json
 distributed_case
 pmem_cases
+native_ops_case
 fsdax_cases
 error_cases
 safety_cases

@@ -4,7 +4,9 @@
 # tests/platforms/in-vm.sh SRCDIR BUILDDIR -- one cell of the platform
 # matrix, inside the test VM (tests/vm/run --nvdimm): the integration tests
 # of the native operations, of ODP and of the data path, then the examples
-# on FS DAX where the device pages on demand. Prints each part's counts and
+# on FS DAX where the device pages on demand, then the fio engines'
+# native_ops= per job where the engines are built (engine/tests/native.sh,
+# judged here by engine/tests/evaluate.py; results in BUILDDIR/platform-engines). Prints each part's counts and
 # a closing "N passed, N failed, N skipped" line; exits 0 if none failed.
 # The examples that put their data on FS DAX skip, naming the defect, where
 # the ODP probe (tests/integration/odp-probe, run once here) finds that the
@@ -63,6 +65,24 @@ else
 	# leave a server waiting for what never arrives
 	RPMA_EXAMPLE_PMEM_SKIP=$pmem_skip RPMA_EXAMPLE_TIMEOUT=60 part "examples on FS DAX" "$src/examples/run-all.sh" "$build/examples" \
 		"$RPMA_TEST_IP" $((port + 100)) "$RPMA_TEST_FSDAX/examples.pmem"
+fi
+
+# engine_cases CASES: the engine suite's cases CASES (in-vm.sh's
+# ENGINE_CASES), then their verdicts
+engine_cases() {
+	local results=$build/platform-engines
+	rm -rf "$results"
+	mkdir -p "$results"
+	ENGINE_DIR=$build/engine/.libs RPMA_LIB_DIR=$build/rpma/.libs RESULTS=$results \
+		top_srcdir=$src ENGINE_CASES="$1" \
+		timeout -k 10 300 "$src/engine/tests/in-vm.sh"
+	python3 "$src/engine/tests/evaluate.py" "$results"
+}
+if [[ -f $build/engine/.libs/librpma_apm_client.so ]]; then
+	part "engines: native_ops per job" engine_cases native_ops_case
+else
+	echo "##### SKIP engines: not built for this userspace (the build log says why)"
+	skipped=$((skipped + 1))
 fi
 
 echo "$passed passed, $failed failed, $skipped skipped"

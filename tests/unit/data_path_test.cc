@@ -12,6 +12,7 @@
 #include "c_callers.h"
 #include "config.h"
 #include "fixture.hh"
+#include "librpma_private.h"
 
 namespace unit {
 
@@ -88,6 +89,7 @@ class DataPathTest : public Fixture {
 	CPPUNIT_TEST(atomic_write_emulated_unless_asked_for);
 	CPPUNIT_TEST(atomic_write_native_when_device_can);
 	CPPUNIT_TEST(atomic_write_native_failure);
+	CPPUNIT_TEST(atomic_write_per_peer_choice);
 #endif
 	CPPUNIT_TEST(write_atomic_rejects_bad_arguments);
 	CPPUNIT_TEST(write_atomic_posts_fenced_write);
@@ -98,6 +100,9 @@ class DataPathTest : public Fixture {
 	CPPUNIT_TEST(flush_is_8_byte_read_into_private_buffer);
 	CPPUNIT_TEST(flush_persistent_with_direct_write);
 	CPPUNIT_TEST(flush_post_failure);
+#if HAVE_DECL_IBV_WR_FLUSH
+	CPPUNIT_TEST(flush_per_peer_choice);
+#endif
 	CPPUNIT_TEST(flush_emulated_unless_asked_for);
 #if HAVE_DECL_IBV_WR_FLUSH
 	CPPUNIT_TEST(flush_native_when_asked_for);
@@ -482,6 +487,82 @@ public:
 		CPPUNIT_ASSERT_EQUAL(0, rpma_atomic_write(conn, remote, 0, word,
 							  RPMA_F_COMPLETION_ALWAYS, ctx));
 		CPPUNIT_ASSERT_EQUAL(int{IBV_WR_RDMA_WRITE}, int{fake::sends().back().opcode});
+	}
+#endif
+
+	// A second connection to address:service, of its own peer; the
+	// caller deletes both.
+	static rpma_conn *connect_peer(rpma_peer *other)
+	{
+		rpma_conn_req *other_req = nullptr;
+		rpma_conn *other_conn = nullptr;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_req_new(other, address, service, nullptr,
+							  &other_req));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_req_connect(&other_req, nullptr, &other_conn));
+		return other_conn;
+	}
+
+	// The opcode that op(c) posted on connection c.
+	template <typename Op> static int posted_by(rpma_conn *c, Op op)
+	{
+		const size_t before = fake::sends().size();
+		CPPUNIT_ASSERT_EQUAL(0, op(c));
+		CPPUNIT_ASSERT_EQUAL(before + 1, fake::sends().size());
+		return int{fake::sends().back().opcode};
+	}
+
+	// Two peers of one process with opposite choices (the fio engines'
+	// native_ops= of two jobs, librpma_private.h), both alive, and
+	// RPMA_NATIVE_OPS saying the opposite of each while it is created:
+	// each connection posts what its own peer was told, in any order.
+	template <typename Op> void per_peer_choice(uint64_t capability, int native_op, Op op,
+						    int native_opcode, int emulated_opcode)
+	{
+		fake::device_attr().device_cap_flags_ex |= capability;
+		rpma_peer *other = nullptr;
+		{
+			NativeOps env("none");
+			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_new_with_native_ops(fake::context(),
+									      native_op, &peer));
+		}
+		{
+			NativeOps env("all");
+			CPPUNIT_ASSERT_EQUAL(0, rpma_peer_new_with_native_ops(fake::context(), 0,
+									      &other));
+		}
+		connect();
+		rpma_conn *other_conn = connect_peer(other);
+		CPPUNIT_ASSERT_EQUAL(native_opcode, posted_by(conn, op));
+		CPPUNIT_ASSERT_EQUAL(emulated_opcode, posted_by(other_conn, op));
+		CPPUNIT_ASSERT_EQUAL(native_opcode, posted_by(conn, op));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_conn_delete(&other_conn));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_peer_delete(&other));
+	}
+
+#if HAVE_DECL_IBV_WR_ATOMIC_WRITE
+	void atomic_write_per_peer_choice()
+	{
+		const char word[8] = {};
+		per_peer_choice(
+			fake::DEVICE_CAP_ATOMIC_WRITE, RPMA_NATIVE_OP_ATOMIC_WRITE,
+			[&](rpma_conn *c) {
+				return rpma_atomic_write(c, remote, 0, word,
+							 RPMA_F_COMPLETION_ALWAYS, ctx);
+			},
+			IBV_WR_ATOMIC_WRITE, IBV_WR_RDMA_WRITE);
+	}
+#endif
+
+#if HAVE_DECL_IBV_WR_FLUSH
+	void flush_per_peer_choice()
+	{
+		per_peer_choice(
+			fake::DEVICE_CAP_FLUSH, RPMA_NATIVE_OP_FLUSH,
+			[&](rpma_conn *c) {
+				return rpma_flush(c, remote, 0, 64, RPMA_FLUSH_TYPE_VISIBILITY,
+						  RPMA_F_COMPLETION_ALWAYS, ctx);
+			},
+			IBV_WR_FLUSH, IBV_WR_RDMA_READ);
 	}
 #endif
 

@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh, which in-vm.sh sources first
+# engine/tests/native.sh -- native_ops= per job: one client fio (thread=1)
+# with two APM jobs, job 1 native_ops=all and job 2 native_ops=none, against
+# a server fio of two jobs on Device DAX (persistent flushes), both jobs
+# writing and verifying at the same time. Each job must say what its flush
+# and atomic write are made of, as this platform allows:
+# - the kernel's rxe has both native verbs from Linux 6.2; this build needs
+#   rdma-core 44 for the atomic write and 45 for the flush (the guest's
+#   userspace is the build's): known here from the versions, not from the
+#   library under test;
+# - where the native flush is possible, the kernel itself is the witness:
+#   a kprobe on rxe's responder function of persistent flushes
+#   (rxe_flush_pmem_iova) records each one's length, and the two jobs'
+#   writes differ in size (4 KiB and 8 KiB, one flush per write at
+#   iodepth=1), so the flushes of each job are told apart: job 1's must be
+#   there, job 2's (emulated: 8-byte RDMA reads) must not.
+# Sourced by in-vm.sh after lib.sh and errors.sh (pass, fail, skip, expect).
+
+# version_at_least VERSION MIN: dotted numbers, VERSION's leading ones
+version_at_least() {
+	local IFS=.
+	local -a v m
+	read -ra v <<<"${1%%[^0-9.]*}"
+	read -ra m <<<"$2"
+	local i
+	for i in 0 1; do
+		((${v[i]:-0} > ${m[i]:-0})) && return 0
+		((${v[i]:-0} < ${m[i]:-0})) && return 1
+	done
+	return 0
+}
+
+# native_possible MIN-RDMA-CORE: rxe of this kernel and this rdma-core
+# have the verb
+native_possible() {
+	local rdma
+	rdma=$(dpkg-query -W -f='${Version}' libibverbs1 2>/dev/null) || return 1
+	version_at_least "$(uname -r)" 6.2 && version_at_least "$rdma" "$1"
+}
+
+# expected_line JOB OPS: the line job JOB (native_ops=OPS, all or none)
+# must print here
+expected_line() {
+	local job=$1 ops=$2 f a
+	if native_possible 45; then
+		[[ $ops == all ]] && f=native || f="emulated (not enabled by native_ops=none)"
+	else
+		f="emulated (not supported by the device)"
+	fi
+	if native_possible 44; then
+		[[ $ops == all ]] && a=native || a="emulated (not enabled by native_ops=none)"
+	else
+		a="emulated (not supported by the device)"
+	fi
+	echo "librpma_apm_client[$job]: flush $f, atomic write $a"
+}
+
+tracing=/sys/kernel/tracing
+
+# flush_probe start|stop: a kprobe event recording the length of each
+# persistent flush rxe's responder executes; false if it cannot be set
+flush_probe() {
+	case $1 in
+	start)
+		if ! mountpoint -q "$tracing"; then
+			mount -t tracefs nodev "$tracing" 2>/dev/null || return 1
+		fi
+		echo 'p:rpma/flush rxe_flush_pmem_iova len=%dx:u32' >>"$tracing/kprobe_events" ||
+			return 1
+		echo >"$tracing/trace"
+		echo 1 >"$tracing/events/rpma/flush/enable"
+		;;
+	stop)
+		echo 0 >"$tracing/events/rpma/flush/enable"
+		cp "$tracing/trace" "$case_dir/flush.trace"
+		echo '-:rpma/flush' >>"$tracing/kprobe_events"
+		;;
+	esac
+}
+
+native_ops_case() {
+	local name=apm-native-ops-per-job crc src job line probe=no n4k n8k
+	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
+		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
+		return
+	fi
+	begin_case "$name"
+	if native_possible 45; then
+		if flush_probe start 2>"$case_dir/probe.log"; then
+			probe=yes
+		else
+			echo "  $name: no kprobe on rxe_flush_pmem_iova ($(cat "$case_dir/probe.log"))"
+		fi
+	fi
+	# 2 MiB each: a Device DAX maps at its alignment
+	fio_server apm --filename="$RPMA_TEST_DEVDAX" --direct_write_to_pmem=1 --numjobs=2 \
+		--size=2m --iodepth=1
+	cat >"$case_dir/client.fio" <<-EOF
+		[global]
+		ioengine=$(engine apm_client)
+		serverip=$ip
+		port=$port
+		thread=1
+		rw=write
+		iodepth=1
+		size=1m
+		verify=crc32c
+
+		[all]
+		native_ops=all
+		bs=4k
+
+		[none]
+		native_ops=none
+		bs=8k
+	EOF
+	output_file client.json json
+	(cd "$case_dir" && exec "${FIO[@]}" --output-format=json client.fio) \
+		>"$case_dir/client.json" 2>"$case_dir/client.log" &
+	wait_exit $! 300
+	crc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	[[ $probe == yes ]] && flush_probe stop
+	if ((crc || src)); then
+		fail "$name" "exit status: client $crc, server $src"
+		return
+	fi
+	record "$name" pair "$crc $src"
+	# each job's line, once, on fio's info output: with json on stderr
+	for job in 1:all 2:none; do
+		line=$(expected_line "${job%%:*}" "${job#*:}")
+		[[ $(grep -cxF -- "$line" "$case_dir/client.log") == 1 ]]
+		expect $? "$name-job${job%%:*}-${job#*:}-says" "not once in client.log: '$line'"
+	done
+	! grep -qF "librpma_apm_client[" "$case_dir/client.json"
+	expect $? "$name-not-in-json" "an engine's line is inside the JSON report"
+	if ! native_possible 45; then
+		skip "$name-kernel-witness" "no native flush here (kernel $(uname -r), rdma-core $(dpkg-query -W -f='${Version}' libibverbs1 2>/dev/null))"
+	elif [[ $probe != yes ]]; then
+		skip "$name-kernel-witness" "no kprobe event on rxe_flush_pmem_iova (see probe.log)"
+	else
+		n4k=$(grep -c 'len=4096$' "$case_dir/flush.trace")
+		n8k=$(grep -c 'len=8192$' "$case_dir/flush.trace")
+		echo "  $name: rxe executed $n4k persistent flushes of 4 KiB (job 1), $n8k of 8 KiB (job 2)"
+		((n4k >= 256 && n8k == 0))
+		expect $? "$name-kernel-witness" \
+			"rxe executed $n4k native flushes of job 1 (256 writes) and $n8k of job 2 (0 expected)"
+	fi
+}
