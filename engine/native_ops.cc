@@ -37,10 +37,14 @@ std::optional<unsigned int> parse_native_ops(std::string_view list, std::string 
 std::string native_ops_option(unsigned int value)
 {
 	switch (value & RPMA_NATIVE_OP_ALL) {
-	case 0: return "native_ops=none";
-	case RPMA_NATIVE_OP_FLUSH: return "native_ops=flush";
-	case RPMA_NATIVE_OP_ATOMIC_WRITE: return "native_ops=atomic_write";
-	default: return "native_ops=all";
+	case 0:
+		return "native_ops=none";
+	case RPMA_NATIVE_OP_FLUSH:
+		return "native_ops=flush";
+	case RPMA_NATIVE_OP_ATOMIC_WRITE:
+		return "native_ops=atomic_write";
+	default:
+		return "native_ops=all";
 	}
 }
 

@@ -23,9 +23,9 @@ extern "C" {
 #endif
 
 /* The native operations, as a bit set (RPMA_NATIVE_OPS's words). */
-#define RPMA_NATIVE_OP_ATOMIC_WRITE	(1 << 0)
-#define RPMA_NATIVE_OP_FLUSH		(1 << 1)
-#define RPMA_NATIVE_OP_ALL	(RPMA_NATIVE_OP_ATOMIC_WRITE | RPMA_NATIVE_OP_FLUSH)
+#define RPMA_NATIVE_OP_ATOMIC_WRITE (1 << 0)
+#define RPMA_NATIVE_OP_FLUSH (1 << 1)
+#define RPMA_NATIVE_OP_ALL (RPMA_NATIVE_OP_ATOMIC_WRITE | RPMA_NATIVE_OP_FLUSH)
 
 /*
  * rpma_peer_new() with the native operations the caller's responders
@@ -37,7 +37,7 @@ extern "C" {
  * RPMA_NATIVE_OP_ALL; otherwise as rpma_peer_new().
  */
 int rpma_peer_new_with_native_ops(struct ibv_context *ibv_ctx, int native_ops,
-		struct rpma_peer **peer_ptr);
+				  struct rpma_peer **peer_ptr);
 
 /*
  * What the peer's connections use: *native_ops, the operations they post
@@ -46,8 +46,7 @@ int rpma_peer_new_with_native_ops(struct ibv_context *ibv_ctx, int native_ops,
  * operation in *device_ops but not in *native_ops was not asked for.
  * RPMA_E_INVAL: any argument NULL.
  */
-int rpma_peer_get_native_ops(const struct rpma_peer *peer, int *native_ops,
-		int *device_ops);
+int rpma_peer_get_native_ops(const struct rpma_peer *peer, int *native_ops, int *device_ops);
 
 #ifdef __cplusplus
 }

@@ -7,8 +7,8 @@
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
 
-using rpma_fio::NATIVE_OPS_SET;
 using rpma_fio::native_ops_option;
+using rpma_fio::NATIVE_OPS_SET;
 using rpma_fio::parse_native_ops;
 
 class NativeOpsTest : public CppUnit::TestFixture {
