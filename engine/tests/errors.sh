@@ -99,6 +99,8 @@ link_down() {
 	wait_exit "$SERVER_PID" 30
 	src=$?
 	ip link set "$RPMA_TEST_NETDEV" up
+	# shellcheck disable=SC2034 # read by begin_case (lib.sh)
+	link_cycled=$name
 	((crc && crc != 124 && src && src != 124)) && has server "went down" &&
 		{ has client "went down" || has client "an RDMA operation failed"; }
 	expect $? "$name" "client $crc, server $src (124: still running), or no message"

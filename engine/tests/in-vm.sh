@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# engine/tests/in-vm.sh [quick|full|interop|platform|helgrind|drd] -- runs the engine tests inside the VM
+# engine/tests/in-vm.sh [quick|full|fio|interop|platform|helgrind|drd] -- runs the engine tests inside the VM
 # that engine/tests/engines boots; the host judges them (evaluate.py).
 set -uo pipefail
 
@@ -44,6 +44,17 @@ fi
 case $mode in
 quick) matrix_quick ;;
 full) matrix_full ;;
+fio)	# check-fio-versions-quick, another fio than the host's: the cases
+	# that go through fio's side of the engines (job options, I/O units,
+	# fsync, thread=0, bare-name loading, reports, a job's errors); the
+	# library's, the kernel's and the server's own cases ran with make check
+	matrix_quick
+	extras
+	examples_case apm json+
+	examples_case gpspm normal,json
+	error_cases
+	exit 0
+	;;
 interop)	# make check-interop: only the cases against the old engines
 	if [[ -z "${OLD_FIO:-}" ]]; then
 		echo "in-vm.sh: interop needs OLD_FIO (bench/prepare-reference)" >&2
@@ -61,7 +72,7 @@ helgrind | drd)	# make check-helgrind, check-drd: the multi-job runs only
 	race_cases "$mode"
 	exit 0
 	;;
-*) echo "usage: $0 [quick|full|interop|platform|helgrind|drd]" >&2; exit 2 ;;
+*) echo "usage: $0 [quick|full|fio|interop|platform|helgrind|drd]" >&2; exit 2 ;;
 esac
 extras
 examples_case apm json+
@@ -78,5 +89,7 @@ if [[ -n "${OLD_FIO:-}" ]]; then
 else
 	skip interop "no OLD_FIO: the cases against the old engines run with make check-interop"
 fi
-link_cases "$mode"
 race_cases "$mode"
+# last: after the link's down/up cycle rxe takes no new connection for a
+# minute or more (errors.sh)
+link_cases "$mode"

@@ -28,12 +28,17 @@ if [[ -n "${FIO_PRELOAD:-}" ]]; then
 fi
 port=7204	# every case gets ports of its own: no wait for the old ones
 case_dir=
+# the case that took the link down (errors.sh, link_down): after that rxe
+# takes no new connection for a minute or more, so no case may follow it
+link_cycled=
 
 engine() { # engine apm_client -> the ioengine= value
 	echo "external:$ENGINE_DIR/librpma_$1.so"
 }
 
 begin_case() { # begin_case NAME
+	[[ -z $link_cycled ]] ||
+		fail "$1-order" "begun after $link_cycled, whose link cycle stops new connections: move it before link_cases"
 	case_dir=$RESULTS/$1
 	rm -rf "$case_dir"
 	mkdir -p "$case_dir"

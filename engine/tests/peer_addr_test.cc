@@ -88,7 +88,8 @@ std::vector<uint8_t> dump(std::initializer_list<uint32_t> qps)
 		sockaddr_storage src = v4("10.0.0.1", 7204);
 		m.attr(RDMA_NLDEV_ATTR_RES_SRC_ADDR, &src, sizeof(src));
 		if (qp) {
-			char peer[16];
+			// room for any qp, though the tests' are one octet
+			char peer[sizeof("10.0.0.4294967295")];
 			std::snprintf(peer, sizeof(peer), "10.0.0.%u", qp);
 			sockaddr_storage dst = v4(peer, static_cast<uint16_t>(40000 + qp));
 			m.attr(RDMA_NLDEV_ATTR_RES_DST_ADDR, &dst, sizeof(dst));
