@@ -28,6 +28,12 @@ class AofServer final : public GpspmServer {
 		return mode_ == AofMode::APM ? 1 : GpspmServer::msg_slots();
 	}
 
+	// apm: nothing comes but the end-of-run notice, not worth a CPU
+	bool busy_polling() const override
+	{
+		return mode_ == AofMode::GPSPM && GpspmServer::busy_polling();
+	}
+
 	Result open(fio_file *f) override
 	{
 		mode_ = static_cast<AofMode>(options_of(td_).aof_mode);

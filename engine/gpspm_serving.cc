@@ -52,6 +52,11 @@ Result GpspmServer::accepting(rpma_conn_req *req)
 	return Result::DONE;
 }
 
+bool GpspmServer::busy_polling() const
+{
+	return options_of(td_).busy_wait_polling;
+}
+
 Result GpspmServer::serve()
 {
 	int ret = rpma_conn_get_cq(conn_, &cq_);
@@ -59,7 +64,7 @@ Result GpspmServer::serve()
 		return rpma_failed(td_, "rpma_conn_get_cq", ret);
 	rpma_cq_get_fd(cq_, &cq_fd_);
 	rpma_conn_get_event_fd(conn_, &event_fd_);
-	const bool busy = options_of(td_).busy_wait_polling;
+	const bool busy = busy_polling();
 	unsigned idle = 0, wakes = 0;
 	while (!ended_ && !td_->terminate) {
 		const Result polled = poll_cq();

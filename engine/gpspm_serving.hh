@@ -28,6 +28,8 @@ protected:
 	Result accepting(rpma_conn_req *req) override;
 	Result serve() override;
 
+	// Whether serve() spins on the completion queue (busy_wait_polling=).
+	virtual bool busy_polling() const;
 	// Whether req is the end-of-run notice (GPSPM: all zero).
 	virtual bool ends_run(const FlushRequest &req) const { return req.ends_run(); }
 	// The end-of-run notice came: DONE, or FAILED (reported).
