@@ -54,7 +54,7 @@ fio)	# check-fio-versions-quick, another fio than the host's: the cases
 	extras
 	examples_case apm json+
 	examples_case gpspm normal,json
-	examples_case aof normal
+	examples_case aof normal,json
 	error_cases
 	exit 0
 	;;
@@ -80,7 +80,7 @@ esac
 extras
 examples_case apm json+
 examples_case gpspm normal,json
-examples_case aof normal
+examples_case aof normal,json
 distributed_case
 pmem_cases
 native_ops_case
