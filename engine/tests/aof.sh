@@ -133,6 +133,8 @@ aof_native_case() {
 	if [[ $probes == yes ]]; then
 		flush_probe stop
 		kernel_probe stop atomic
+		flush_probe remove
+		kernel_probe remove atomic
 	fi
 	if ((crc || src)); then
 		fail "$name" "exit status: client $crc, server $src"

@@ -58,9 +58,11 @@ expected_line() {
 
 tracing=/sys/kernel/tracing
 
-# kernel_probe start|stop NAME [FUNCTION ARGS]: a kprobe event rpma/NAME on
-# FUNCTION of rxe's, recording ARGS (kprobe_events' syntax) of each call;
-# stop leaves the calls in $case_dir/NAME.trace; false if it cannot be set
+# kernel_probe start|stop|remove NAME [FUNCTION ARGS]: a kprobe event
+# rpma/NAME on FUNCTION of rxe's, recording ARGS (kprobe_events' syntax) of
+# each call; stop leaves the calls in $case_dir/NAME.trace; false if it
+# cannot be set. Removing an event clears the kernel's trace buffer, the
+# other events' calls with it: stop them all before removing any.
 kernel_probe() {
 	case $1 in
 	start)
@@ -74,13 +76,13 @@ kernel_probe() {
 	stop)
 		echo 0 >"$tracing/events/rpma/$2/enable"
 		grep -F " $2:" "$tracing/trace" >"$case_dir/$2.trace"
-		echo "-:rpma/$2" >>"$tracing/kprobe_events"
 		;;
+	remove) echo "-:rpma/$2" >>"$tracing/kprobe_events" ;;
 	esac
 }
 
 # the length of each persistent flush rxe's responder executes
-flush_probe() { # flush_probe start|stop
+flush_probe() { # flush_probe start|stop|remove
 	kernel_probe "$1" flush rxe_flush_pmem_iova 'len=%dx:u32'
 }
 
@@ -127,7 +129,7 @@ native_ops_case() {
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?
-	[[ $probe == yes ]] && flush_probe stop
+	[[ $probe == yes ]] && flush_probe stop && flush_probe remove
 	if ((crc || src)); then
 		fail "$name" "exit status: client $crc, server $src"
 		return
