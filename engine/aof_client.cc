@@ -162,5 +162,5 @@ std::unique_ptr<Client> make()
 }
 }
 
-ioengine_ops ioengine =
-	rpma_fio::client_ops<rpma_fio::make>("librpma_aof_client", rpma_fio::aof_client_options());
+ioengine_ops ioengine = rpma_fio::client_ops<rpma_fio::make>("librpma_aof_client",
+							     rpma_fio::aof_client_options());

@@ -55,8 +55,8 @@ class AofServer final : public GpspmServer {
 	Result workspace_of(rpma_mr_local *mr, std::vector<uint8_t> *ws) override
 	{
 		auto encoded = encode_aof_workspace(mode_, msg_slots(),
-						    options_of(td_).direct_write_to_pmem, LOG_OFFSET,
-						    descriptor_of(mr));
+						    options_of(td_).direct_write_to_pmem,
+						    LOG_OFFSET, descriptor_of(mr));
 		if (!encoded) {
 			report(td_, "the memory descriptor does not fit the workspace");
 			return job_failed(td_, EOVERFLOW, "workspace");
@@ -81,8 +81,9 @@ class AofServer final : public GpspmServer {
 				   "append-only log)";
 		else if (*asked != mode_)
 			refusal_ = std::string("the client asks for aof_mode=") +
-				   aof_mode_name(*asked) + ", this server serves aof_mode=" +
-				   aof_mode_name(mode_) + ": both ends must use the same";
+				   aof_mode_name(*asked) +
+				   ", this server serves aof_mode=" + aof_mode_name(mode_) +
+				   ": both ends must use the same";
 		return GpspmServer::accepting(req);
 	}
 
@@ -164,5 +165,5 @@ std::unique_ptr<Server> make()
 }
 }
 
-ioengine_ops ioengine =
-	rpma_fio::server_ops<rpma_fio::make>("librpma_aof_server", rpma_fio::aof_server_options());
+ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make>("librpma_aof_server",
+							     rpma_fio::aof_server_options());

@@ -24,18 +24,19 @@ Result trust_direct_write(thread_data *td, rpma_conn *conn)
 
 }
 
-Result apm_flush_type(thread_data *td, rpma_conn *conn, rpma_mr_remote *remote,
-		      const Workspace &ws, const char *gpspm, rpma_flush_type *type)
+Result apm_flush_type(thread_data *td, rpma_conn *conn, rpma_mr_remote *remote, const Workspace &ws,
+		      const char *gpspm, rpma_flush_type *type)
 {
 	int usage;
 	rpma_mr_remote_get_flush_type(remote, &usage);
 	if (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) {
 		if (!ws.direct_write_to_pmem) {
-			report(td, "the server's memory is persistent, but an APM "
-				   "flush makes RDMA writes persistent only if they "
-				   "reach PMem directly, which the server does not "
-				   "declare (direct_write_to_pmem=1, with DDIO off); "
-				   "use %s instead",
+			report(td,
+			       "the server's memory is persistent, but an APM "
+			       "flush makes RDMA writes persistent only if they "
+			       "reach PMem directly, which the server does not "
+			       "declare (direct_write_to_pmem=1, with DDIO off); "
+			       "use %s instead",
 			       gpspm);
 			return job_failed(td, EINVAL, "direct_write_to_pmem");
 		}

@@ -18,8 +18,8 @@ namespace rpma_fio {
 // is then told; a visibility flush to DRAM (said once per process). A PMem
 // region without that declaration, or a region that allows neither, fails
 // the job, saying why; `gpspm` names the server-flushed method to use instead.
-Result apm_flush_type(thread_data *td, rpma_conn *conn, rpma_mr_remote *remote,
-		      const Workspace &ws, const char *gpspm, rpma_flush_type *type);
+Result apm_flush_type(thread_data *td, rpma_conn *conn, rpma_mr_remote *remote, const Workspace &ws,
+		      const char *gpspm, rpma_flush_type *type);
 
 }
 

@@ -64,7 +64,8 @@ Result FlushRequests::unexpected(uint64_t ctx)
 {
 	const auto hex = [](uint64_t v) { return static_cast<unsigned long long>(v); };
 	if (unanswered_.empty()) {
-		report(td_, "a flush response (op_context %#llx) came with no flush request outstanding",
+		report(td_,
+		       "a flush response (op_context %#llx) came with no flush request outstanding",
 		       hex(ctx));
 		return job_failed(td_, EPROTO, "flush response");
 	}
