@@ -143,6 +143,7 @@ impl_fio() {
 		ce=(--ioengine="librpma_${kind}_client")
 		return
 	fi
+	# one: ours, one server job taking every connection (clients=N)
 	cmd=(fio) lib=$RPMA_LIB_DIR
 	[[ $impl == base ]] && edir=$BENCH_BASE_ENGINE_DIR lib=${BENCH_BASE_RPMA_LIB_DIR:-$lib}
 	se=(--ioengine="external:$edir/librpma_${kind}_server.so")
@@ -429,8 +430,12 @@ watch_pair() {
 # ROUND STATUS RSS0 and watch_pair's line
 scale_pair() {
 	local impl=$1 kind=$2 nj=$3 busy=$4 r=$5 cmd se ce s c cst sst extra=() lib t0 r0 w
-	local base=$raw/scaling/$kind.nj$nj.busy$busy.$impl.r$r sqd=16
+	local base=$raw/scaling/$kind.nj$nj.busy$busy.$impl.r$r sqd=16 snj=$nj ports=$nj
 	impl_fio "$impl" "$kind"
+	# one server job (one thread) for all: clients=N on one port
+	if [[ $impl == one ]]; then
+		se+=(--clients="$nj") ce+=(--port_per_job=0) snj=1 ports=1
+	fi
 	# a sleeping GPSPM server: 64 spinning server threads on 2 CPUs would
 	# measure the scheduler
 	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=32
@@ -438,11 +443,11 @@ scale_pair() {
 	rm -f "$base.cm-client" "$base.cm-server"
 	(cd "$work" && LD_LIBRARY_PATH=$lib LD_PRELOAD=$CM_LOG_SO RPMA_BENCH_CM_LOG=$base.cm-server \
 		exec "${cmd[@]}" --output-format=json --output="$base.server.json" --name=server \
-		"${se[@]}" --serverip="$ip" --port="$port" --thread --numjobs="$nj" \
+		"${se[@]}" --serverip="$ip" --port="$port" --thread --numjobs="$snj" \
 		--group_reporting --filename=malloc --size=1m --iodepth="$sqd" \
 		"${extra[@]}") >"$base.server.log" 2>&1 &
 	s=$!
-	wait_listen "$port" "$nj" 300 || say "scaling $kind $nj $impl: the server does not listen"
+	wait_listen "$port" "$ports" 300 || say "scaling $kind $nj $impl: the server does not listen"
 	r0=$(rss_kb "$s")
 	t0=${EPOCHREALTIME/./}
 	(cd "$work" && LD_LIBRARY_PATH=$lib LD_PRELOAD=$CM_LOG_SO RPMA_BENCH_CM_LOG=$base.cm-client \
@@ -526,8 +531,9 @@ if [[ ${BENCH_SCALING:-0} == 1 ]]; then
 	for ((r = 1; r <= rounds; r++)); do
 		for nj in 1 4 16 64; do
 			for kind in apm gpspm; do
-				for spec in ours:1 ref:1 ours:0; do
+				for spec in ours:1 ref:1 ours:0 one:1; do
 					((nj == 64)) && [[ $spec == ref:* ]] && continue
+					((nj == 1)) && [[ $spec == one:* ]] && continue
 					[[ $kind-nj$nj-busy${spec#*:}-${spec%:*} =~ ${BENCH_ROWS:-.} ]] || continue
 					scale_pair "${spec%:*}" "$kind" "$nj" "${spec#*:}" "$r"
 				done

@@ -131,7 +131,9 @@ def scaling(raw, o):
         n = iops(c)
         runs.setdefault((kind, nj, busy, impl), []).append(dict(
             status=status, tf=opt_us(tf), tc=opt_us(tc), r0=opt_int(r0), r1=opt_int(r1),
-            iops=n, ccpu=cpu(c, nj), scpu=cpu(s, nj), w=window(wa, wb, n),
+            # one: a single server job (clients=N) for the N client jobs
+            iops=n, ccpu=cpu(c, nj), scpu=cpu(s, 1 if impl == "one" else nj),
+            w=window(wa, wb, n),
             h=host_window(samples, float(wa.split(",")[-1]) + off, float(wb.split(",")[-1]) + off)
             if off is not None and wa not in ("-", "") and wb not in ("-", "") else {}))
     # each figure the median of the rounds
@@ -195,11 +197,46 @@ def scaling(raw, o):
     o.append("| kind | busy | impl | numjobs | kB per job | beyond the region kB |")
     o.append("| --- | ---: | --- | ---: | ---: | ---: |")
     for (kind, nj, busy, impl), r in order:
-        one = rows.get((kind, 1, busy, impl))
+        # one server job of clients=1 is ours with one job
+        one = rows.get((kind, 1, busy, "ours" if impl == "one" else impl))
         if nj == 1 or not one or one["r1"] is None or r["r1"] is None:
             continue
         per = (r["r1"] - one["r1"]) / (nj - 1)
         o.append(f"| {kind} | {busy} | {impl} | 1 -> {nj} | {per:,.0f} | {per - 1024:,.0f} |")
+    o.append("")
+    one_thread(rows, o)
+
+
+def one_thread(rows, o):
+    """impl "one" (a server job with clients=N) against "ours" (N server
+    jobs) at the same N, and against ours with one connection"""
+    pairs = [(k, r) for k, r in sorted(rows.items()) if k[3] == "one"]
+    if not pairs:
+        return
+
+    def cpu_us(r):
+        return r["scpu"] / 100 * 1e6 / r["iops"] if r["scpu"] is not None and r["iops"] else None
+
+    o.append("### One server job for all connections (clients=N)\n")
+    o.append("impl one: one server job with `clients=N` takes the N client jobs' connections "
+             "on one port (`port_per_job=0`; a GPSPM server serves them all from one thread "
+             "through a shared receive queue), against ours with N server jobs, one per "
+             "connection (the table above, impl ours). Server CPU per I/O: the server's usr + "
+             "sys over the IOPS. Target (GPSPM): at N = 16, one thread delivers at least the "
+             "IOPS of 16 jobs, at no more server CPU per I/O than one job serving one "
+             "connection.\n")
+    o.append("| kind | N | busy | IOPS: one job | IOPS: N jobs | ratio | server CPU us / I/O: "
+             "one job | N jobs | 1 job, 1 connection | server RSS kB connected: one job | N jobs |")
+    o.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for (kind, nj, busy, _), r in pairs:
+        n = rows.get((kind, nj, busy, "ours"), {})
+        single = rows.get((kind, 1, busy, "ours"), {})
+        ratio = r["iops"] / n["iops"] if r.get("iops") and n.get("iops") else None
+        o.append(f"| {kind} | {nj} | {busy} | {num(r['iops'])} | {num(n.get('iops'))} | "
+                 f"{num(ratio, '{:.2f}')} | {num(cpu_us(r), '{:.1f}')} | "
+                 f"{num(cpu_us(n) if n else None, '{:.1f}')} | "
+                 f"{num(cpu_us(single) if single else None, '{:.1f}')} | "
+                 f"{num(r['r1'])} | {num(n.get('r1'))} |")
     o.append("")
 
 

@@ -2,10 +2,10 @@
 // apm_client.cc -- librpma_apm_client: Appliance Persistency Method. The
 // client makes its writes persistent (or visible, for DRAM) by itself, with
 // rpma_flush after the writes: no software runs on the server meanwhile.
+#include "apm_flush.hh"
 #include "client_ops.hh"
 #include "report.hh"
 
-#include <atomic>
 #include <cerrno>
 
 namespace rpma_fio {
@@ -26,47 +26,7 @@ class ApmClient final : public Client {
 
 	Result connected(const Workspace &ws) override
 	{
-		int usage;
-		rpma_mr_remote_get_flush_type(remote_, &usage);
-		if (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) {
-			if (!ws.direct_write_to_pmem) {
-				report(td_, "the server's memory is persistent, but an APM "
-					    "flush makes RDMA writes persistent only if they "
-					    "reach PMem directly, which the server does not "
-					    "declare (direct_write_to_pmem=1, with DDIO off); "
-					    "use librpma_gpspm_* instead");
-				return job_failed(td_, EINVAL, "direct_write_to_pmem");
-			}
-			return trust_direct_write();
-		}
-		if (usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY) {
-			static std::atomic_flag told;
-			if (!told.test_and_set())
-				note("%s: the server's memory is DRAM: flushes make "
-				     "writes visible, not persistent\n",
-				     td_->io_ops->name);
-			type_ = RPMA_FLUSH_TYPE_VISIBILITY;
-			return Result::DONE;
-		}
-		report(td_, "the server's memory can be flushed neither to "
-			    "persistence nor to visibility");
-		return job_failed(td_, EPROTO, "connect");
-	}
-
-	// The server said its PMem is written directly: let librpma believe it.
-	Result trust_direct_write()
-	{
-		rpma_peer_cfg *pcfg;
-		int ret = rpma_peer_cfg_new(&pcfg);
-		if (ret)
-			return rpma_failed(td_, "rpma_peer_cfg_new", ret);
-		rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true);
-		ret = rpma_conn_apply_remote_peer_cfg(conn_, pcfg);
-		rpma_peer_cfg_delete(&pcfg);
-		if (ret)
-			return rpma_failed(td_, "rpma_conn_apply_remote_peer_cfg", ret);
-		type_ = RPMA_FLUSH_TYPE_PERSISTENT;
-		return Result::DONE;
+		return apm_flush_type(td_, conn_, remote_, ws, "librpma_gpspm_*", &type_);
 	}
 
 	Result post_flush(const Flush &f) override

@@ -68,6 +68,8 @@ int Client::init(thread_data *td, std::unique_ptr<Client> (*make)())
 	std::unique_ptr<Client> c = make();
 	c->td_ = td;
 	c->busy_poll_ = options_of(td).busy_wait_polling;
+	if (Result r = c->check_job(); r != Result::DONE)
+		return fio_status(r);
 	if (Result r = c->connect(); r != Result::DONE)
 		return fio_status(r);
 	td->io_ops_data = c.release();
@@ -113,6 +115,12 @@ Result Client::connect()
 	rpma_conn_cfg_set_rq_size(cfg, q.rq);
 	rpma_conn_cfg_set_cq_size(cfg, q.cq);
 
+	// an append-only-log client says which method it wants
+	std::array<uint8_t, AOF_REQUEST_SIZE> aof_request = encode_aof_request(aof_mode());
+	rpma_conn_private_data request{};
+	if (aof_mode() != AofMode::NONE)
+		request = {aof_request.data(), static_cast<uint8_t>(aof_request.size())};
+
 	const auto start = Clock::now();
 	const auto deadline = start + std::chrono::seconds(o.connect_timeout);
 	bool waiting_told = false;
@@ -122,7 +130,7 @@ Result Client::connect()
 			res = rpma_failed(td_, "rpma_conn_req_new", ret);
 			break;
 		}
-		if ((ret = rpma_conn_req_connect(&req, nullptr, &conn_))) {
+		if ((ret = rpma_conn_req_connect(&req, request.len ? &request : nullptr, &conn_))) {
 			res = rpma_failed(td_, "rpma_conn_req_connect", ret);
 			break;
 		}
@@ -180,15 +188,48 @@ Result Client::connect()
 		       o.serverip, port.c_str(), pdata.len);
 		return job_failed(td_, EPROTO, "connect");
 	}
+	if (Result r = check_server(*ws, port); r != Result::DONE)
+		return r;
 	if ((ret = rpma_mr_remote_from_descriptor(ws->descriptor.data(), ws->descriptor.size(),
 						  &remote_)))
 		return rpma_failed(td_, "rpma_mr_remote_from_descriptor", ret);
 	size_t size;
 	rpma_mr_remote_get_size(remote_, &size);
-	remote_size_ = size;
+	if (ws->log_offset >= size) {
+		report(td_,
+		       "the server's log has no room for records (%zu bytes, the first %u "
+		       "of them its tail pointer's)",
+		       size, ws->log_offset);
+		return job_failed(td_, EPROTO, "connect");
+	}
+	remote_base_ = ws->log_offset;
+	remote_size_ = size - ws->log_offset;
 	if ((ret = rpma_conn_get_cq(conn_, &cq_)))
 		return rpma_failed(td_, "rpma_conn_get_cq", ret);
 	return connected(*ws);
+}
+
+Result Client::check_server(const Workspace &ws, const std::string &port)
+{
+	const char *ip = options_of(td_).serverip;
+	if (ws.aof == aof_mode())
+		return Result::DONE;
+	if (aof_mode() == AofMode::NONE)
+		report(td_,
+		       "%s:%s is an append-only-log server (librpma_aof_server, aof_mode=%s): "
+		       "connect librpma_aof_client to it",
+		       ip, port.c_str(), aof_mode_name(ws.aof));
+	else if (ws.aof == AofMode::NONE)
+		report(td_,
+		       "%s:%s is not an append-only-log server: librpma_aof_client needs "
+		       "librpma_aof_server",
+		       ip, port.c_str());
+	else
+		report(td_,
+		       "%s:%s serves aof_mode=%s, this job has aof_mode=%s: both ends "
+		       "must use the same",
+		       ip, port.c_str(), aof_mode_name(ws.aof), aof_mode_name(aof_mode()));
+	return job_failed(td_, EPROTO, "connect");
 }
 
 namespace {
@@ -460,14 +501,14 @@ Result Client::overflow()
 Result Client::read(io_u *u, int flags, uint64_t token)
 {
 	int ret = rpma_read(conn_, local_, static_cast<char *>(u->xfer_buf) - local_base_, remote_,
-			    u->offset, u->xfer_buflen, flags, ctx(token));
+			    remote_base_ + u->offset, u->xfer_buflen, flags, ctx(token));
 	return ret ? rpma_failed(td_, "rpma_read", ret) : Result::DONE;
 }
 
 // Never signaled: the flush after it is.
 Result Client::write(io_u *u)
 {
-	int ret = rpma_write(conn_, remote_, u->offset, local_,
+	int ret = rpma_write(conn_, remote_, remote_base_ + u->offset, local_,
 			     static_cast<char *>(u->xfer_buf) - local_base_, u->xfer_buflen,
 			     RPMA_F_COMPLETION_ON_ERROR, nullptr);
 	return ret ? rpma_failed(td_, "rpma_write", ret) : Result::DONE;

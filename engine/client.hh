@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace rpma_fio {
@@ -61,6 +62,12 @@ public:
 	static void cleanup(thread_data *td);
 
 protected:
+	// Refuses a job the flavour cannot run (before connecting).
+	virtual Result check_job() { return Result::DONE; }
+	// The append-only log's method the flavour asks the server for in its
+	// connection request, and requires of it (NONE: a server of the APM
+	// or GPSPM engines).
+	virtual AofMode aof_mode() const { return AofMode::NONE; }
 	// What the flavour asks of the connection, for a job of iodepth io_us.
 	virtual QueueSizes queue_sizes(unsigned iodepth) const = 0;
 	// Which writes may share one flush.
@@ -92,10 +99,16 @@ protected:
 	rpma_conn *conn_ = nullptr;
 	rpma_cq *cq_ = nullptr;
 	rpma_mr_remote *remote_ = nullptr;
+	// fio's "file" is [remote_base_, + remote_size_) of the server's
+	// region (the append-only log's records: past its tail pointer)
+	uint64_t remote_base_ = 0;
 	uint64_t remote_size_ = 0;
 
 private:
 	Result connect();
+	// Whether the server's workspace is of the kind of server this
+	// flavour works with, saying why not.
+	Result check_server(const Workspace &ws, const std::string &port);
 	void tell_native_ops();
 	RPMA_INLINE size_t post(io_u *const *batch, size_t n);
 	// The helpers of the per-I/O paths are inlined into them: their calls'

@@ -11,7 +11,8 @@ namespace rpma_fio {
 
 // The hooks fio may call first check that they run inside the fio they
 // were built for.
-template <std::unique_ptr<Client> (*Make)()> ioengine_ops client_ops(const char *name)
+template <std::unique_ptr<Client> (*Make)()>
+ioengine_ops client_ops(const char *name, fio_option *opts = client_options())
 {
 	return {
 		.name = name,
@@ -36,7 +37,7 @@ template <std::unique_ptr<Client> (*Make)()> ioengine_ops client_ops(const char 
 			},
 		.io_u_free = Client::io_u_free,
 		.option_struct_size = sizeof(Options),
-		.options = client_options(),
+		.options = opts,
 	};
 }
 

@@ -105,7 +105,7 @@ private:
 	bool finished() const;
 
 	std::vector<Peer> peers_;
-	std::vector<std::array<uint8_t, WORKSPACE_SIZE>> workspaces_;
+	std::vector<std::vector<uint8_t>> workspaces_;
 	std::unordered_map<uint32_t, size_t> by_qp_;
 	std::vector<pollfd> fds_;
 	std::vector<size_t> fd_owner_; // the client of each pair of fds_

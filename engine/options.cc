@@ -5,11 +5,13 @@
 #include "options.hh"
 #include "native_ops.hh"
 #include "report.hh"
+#include "workspace.hh"
 
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 namespace rpma_fio {
 
@@ -145,6 +147,56 @@ fio_option options[] = {
 		.name = nullptr,
 	},
 };
+
+namespace {
+
+fio_option aof_mode_option = {
+	.name = "aof_mode",
+	.lname = "librpma append-only log method",
+	.type = FIO_OPT_STR,
+	.off1 = offsetof(Options, aof_mode),
+	.help = "How appended records and the log's tail pointer are made persistent; "
+		"client and server must have the same",
+	.def = "apm",
+	.posval =
+		{
+			{.ival = "apm",
+			 .oval = static_cast<unsigned int>(AofMode::APM),
+			 .help = "the client flushes the records, atomically writes the tail "
+				 "pointer and flushes it"},
+			{.ival = "gpspm",
+			 .oval = static_cast<unsigned int>(AofMode::GPSPM),
+			 .help = "the client asks the server, which persists the records and "
+				 "then the tail pointer"},
+		},
+	.category = FIO_OPT_C_ENGINE,
+	.group = OPTION_GROUP,
+};
+
+// aof_mode= then the options of `list`, up to its end: fio reads an
+// engine's list up to an entry without a name
+std::vector<fio_option> with_aof_mode(const fio_option *list)
+{
+	std::vector<fio_option> all{aof_mode_option};
+	for (; list->name; list++)
+		all.push_back(*list);
+	all.push_back({.name = nullptr});
+	return all;
+}
+
+}
+
+fio_option *aof_client_options()
+{
+	static std::vector<fio_option> list = with_aof_mode(client_options());
+	return list.data();
+}
+
+fio_option *aof_server_options()
+{
+	static std::vector<fio_option> list = with_aof_mode(server_options());
+	return list.data();
+}
 
 std::string job_port(thread_data *td, bool per_job)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// options.hh -- the job options shared by all four engines.
+// options.hh -- the job options of the engines.
 #ifndef RPMA_ENGINE_OPTIONS_HH
 #define RPMA_ENGINE_OPTIONS_HH
 
@@ -25,6 +25,7 @@ struct Options {
 	// not given, and then the environment's RPMA_NATIVE_OPS decides.
 	char *native_ops_list;
 	unsigned int native_ops;
+	unsigned int aof_mode; // librpma_aof_*: an AofMode (workspace.hh)
 };
 
 // Every engine's options, the clients' own first: the servers' list is the
@@ -41,6 +42,11 @@ inline fio_option *server_options()
 {
 	return options + CLIENT_ONLY_OPTIONS;
 }
+
+// The append-only-log engines': aof_mode=, then the client's or the
+// server's list above.
+fio_option *aof_client_options();
+fio_option *aof_server_options();
 
 inline const Options &options_of(thread_data *td)
 {

@@ -142,22 +142,27 @@ Result Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
 	return Result::DONE;
 }
 
-Result Server::workspace_of(rpma_mr_local *mr, std::array<uint8_t, WORKSPACE_SIZE> *ws)
+std::vector<uint8_t> Server::descriptor_of(rpma_mr_local *mr)
 {
-	std::vector<uint8_t> desc;
 	size_t desc_size;
 	rpma_mr_get_descriptor_size(mr, &desc_size);
-	desc.resize(desc_size);
+	std::vector<uint8_t> desc(desc_size);
 	rpma_mr_get_descriptor(mr, desc.data());
+	return desc;
+}
+
+Result Server::workspace_of(rpma_mr_local *mr, std::vector<uint8_t> *ws)
+{
+	const std::vector<uint8_t> desc = descriptor_of(mr);
 	auto encoded = encode_workspace(msg_slots(), options_of(td_).direct_write_to_pmem, desc);
 	if (!encoded) {
 		report(td_,
 		       "the memory descriptor (%zu bytes) does not fit the "
 		       "workspace",
-		       desc_size);
+		       desc.size());
 		return job_failed(td_, EOVERFLOW, "workspace");
 	}
-	*ws = *encoded;
+	ws->assign(encoded->begin(), encoded->end());
 	return Result::DONE;
 }
 
@@ -182,7 +187,7 @@ Result Server::accept()
 {
 	const Options &o = options_of(td_);
 	const std::string port = job_port(td_);
-	std::array<uint8_t, WORKSPACE_SIZE> ws;
+	std::vector<uint8_t> ws;
 	if (Result r = workspace_of(mr_, &ws); r != Result::DONE)
 		return r;
 	rpma_ep *ep;

@@ -27,6 +27,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace rpma_fio {
 
@@ -91,7 +92,9 @@ protected:
 	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
 	// The workspace that describes mr to a client (the accept's private
 	// data).
-	Result workspace_of(rpma_mr_local *mr, std::array<uint8_t, WORKSPACE_SIZE> *ws);
+	virtual Result workspace_of(rpma_mr_local *mr, std::vector<uint8_t> *ws);
+	// mr's descriptor, for a workspace
+	static std::vector<uint8_t> descriptor_of(rpma_mr_local *mr);
 	// Listens on serverip:port, saying why it cannot.
 	Result listen(const std::string &port, rpma_ep **ep);
 	// The next connection request on ep, its queues as configure() says:

@@ -12,9 +12,10 @@ namespace rpma_fio {
 // The hooks fio may call first check that they run inside the fio they
 // were built for.
 // FIO_DISKLESSIO: fio must not lay out a file named by filename= (malloc).
-// Make: the flavour's server of one connection; MakeMany: of clients=N.
-template <std::unique_ptr<Server> (*Make)(), std::unique_ptr<Server> (*MakeMany)()>
-ioengine_ops server_ops(const char *name)
+// Make: the flavour's server of one connection; MakeMany: of clients=N
+// (none: Make's refuses clients=).
+template <std::unique_ptr<Server> (*Make)(), std::unique_ptr<Server> (*MakeMany)() = nullptr>
+ioengine_ops server_ops(const char *name, fio_option *opts = server_options())
 {
 	return {
 		.name = name,
@@ -24,8 +25,10 @@ ioengine_ops server_ops(const char *name)
 			[](thread_data *td) {
 				if (!fio_matches(td, &ioengine))
 					return 1;
-				return Server::init(td,
-						    options_of(td).clients > 1 ? MakeMany : Make);
+				if constexpr (MakeMany != nullptr)
+					if (options_of(td).clients > 1)
+						return Server::init(td, MakeMany);
+				return Server::init(td, Make);
 			},
 		.queue = Server::queue,
 		.cleanup = Server::cleanup,
@@ -38,7 +41,7 @@ ioengine_ops server_ops(const char *name)
 								  : 1;
 			},
 		.option_struct_size = sizeof(Options),
-		.options = server_options(),
+		.options = opts,
 	};
 }
 

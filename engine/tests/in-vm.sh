@@ -27,6 +27,8 @@ echo "in-vm.sh: $(command -v fio) is $(fio --version)"
 . "$here/safety.sh"
 # shellcheck source=many.sh
 . "$here/many.sh"
+# shellcheck source=aof.sh
+. "$here/aof.sh"
 # shellcheck source=races.sh
 . "$here/races.sh"
 
@@ -52,6 +54,7 @@ fio)	# check-fio-versions-quick, another fio than the host's: the cases
 	extras
 	examples_case apm json+
 	examples_case gpspm normal,json
+	examples_case aof normal,json
 	error_cases
 	exit 0
 	;;
@@ -77,6 +80,7 @@ esac
 extras
 examples_case apm json+
 examples_case gpspm normal,json
+examples_case aof normal,json
 distributed_case
 pmem_cases
 native_ops_case
@@ -84,6 +88,7 @@ fsdax_cases
 error_cases
 safety_cases
 many_cases
+aof_cases
 if [[ -n "${OLD_FIO:-}" ]]; then
 	interop_cases
 else

@@ -69,6 +69,7 @@ class InFlightTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(depth_counts_every_kind);
 	CPPUNIT_TEST(a_refused_io_u_leaves_no_trace);
 	CPPUNIT_TEST(random_runs_keep_the_contract);
+	CPPUNIT_TEST(appends_flushes_cover_the_log_in_order);
 	CPPUNIT_TEST(fail_completes_everything_and_starts_afresh);
 	CPPUNIT_TEST(stalled_only_while_nothing_posted_can_complete);
 	CPPUNIT_TEST(fio_takes_the_complete_ones_a_few_at_a_time);
@@ -129,6 +130,56 @@ class InFlightTest : public CppUnit::TestFixture {
 public:
 	// fio takes up to max at a time (iodepth_batch_complete_max): the rest
 	// wait, and what completes meanwhile joins them; the reads come first
+	// librpma_aof_client (aof_client.cc): fio's sequential writes, in
+	// batches of any size, are flushed by flushes each starting where the
+	// one before ended, so that a flush's end is the log's tail pointer;
+	// and a flush completes only appends its end covers.
+	void appends_flushes_cover_the_log_in_order()
+	{
+		std::mt19937 rng(7);
+		for (InFlight::Merge merge : {InFlight::Merge::ANY, InFlight::Merge::ADJACENT}) {
+			const unsigned depth = 16;
+			f = InFlight();
+			f.reserve(depth, merge);
+			uint64_t next = 0, tail = 0, flushes = 0;
+			std::vector<std::pair<io_u *, uint64_t>> ends; // each append's end
+			std::vector<Flush> out;                        // posted, not complete
+			for (int round = 0; round < 2000; round++) {
+				const size_t room = depth - f.size() - f.completed();
+				const size_t batch = room ? rng() % (room + 1) : 0;
+				for (size_t i = 0; i < batch; i++) {
+					const uint64_t bs = 512 * (1 + rng() % 8);
+					io_u *u = io(static_cast<int>(ends.size() % 64));
+					CPPUNIT_ASSERT(f.add_write(u, next, bs));
+					next += bs;
+					ends.emplace_back(u, next);
+				}
+				for (const Flush &fl : post_all()) {
+					CPPUNIT_ASSERT_EQUAL(tail, fl.offset);
+					tail = fl.offset + fl.length;
+					out.push_back(fl);
+					flushes++;
+				}
+				if (!out.empty() && rng() % 2) {
+					const Flush done = out.front();
+					out.erase(out.begin());
+					f.complete(done.token);
+					// every append handed out ends at or below the
+					// pointer this flush wrote
+					const size_t n = f.hand_out(SIZE_MAX);
+					for (size_t i = 0; i < n; i++) {
+						CPPUNIT_ASSERT(!ends.empty());
+						CPPUNIT_ASSERT(f.handed(i) == ends.front().first);
+						CPPUNIT_ASSERT(ends.front().second <=
+							       done.offset + done.length);
+						ends.erase(ends.begin());
+					}
+				}
+			}
+			CPPUNIT_ASSERT(flushes > 100);
+		}
+	}
+
 	void fio_takes_the_complete_ones_a_few_at_a_time()
 	{
 		f.reserve(4, InFlight::Merge::ANY);
@@ -275,11 +326,11 @@ public:
 	{
 		f.reserve(16, InFlight::Merge::ANY);
 		CPPUNIT_ASSERT(!f.stalled()); // nothing in flight at all
-		f.add_write(io(0), 0, K);
+		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
 		CPPUNIT_ASSERT(f.stalled());
 		std::vector<Flush> first = post_all();
 		CPPUNIT_ASSERT(!f.stalled()); // its flush can complete
-		f.add_write(io(1), K, K);
+		CPPUNIT_ASSERT(f.add_write(io(1), K, K));
 		CPPUNIT_ASSERT(!f.stalled()); // the first flush still can
 		complete(first[0].token);
 		CPPUNIT_ASSERT(f.stalled()); // only io(1) left, unflushed
@@ -292,7 +343,7 @@ public:
 		complete(second[0].token);
 		CPPUNIT_ASSERT(!f.stalled());
 		// a sync with nothing new to flush waits on the posted flush
-		f.add_write(io(3), 0, K);
+		CPPUNIT_ASSERT(f.add_write(io(3), 0, K));
 		std::vector<Flush> third = post_all();
 		bool done;
 		add_sync(io(4), &done);
@@ -301,7 +352,7 @@ public:
 		f.fail([](io_u *) {});
 		hand_out(SIZE_MAX);
 		CPPUNIT_ASSERT(!f.stalled());
-		f.add_write(io(5), 0, K);
+		CPPUNIT_ASSERT(f.add_write(io(5), 0, K));
 		CPPUNIT_ASSERT(f.stalled());
 	}
 
@@ -324,12 +375,12 @@ public:
 	void adjacent_merge_keeps_apart_what_is_apart()
 	{
 		f.reserve(16, InFlight::Merge::ADJACENT);
-		f.add_write(io(0), 0, K);
-		f.add_write(io(1), K, K); // touches the first
-		f.add_write(io(2), 100 * K, K);
-		f.add_write(io(3), 99 * K, K); // touches the third, from below
-		f.add_write(io(4), K / 2, K);  // overlaps the first two, but
-					       // the newest flush is the third
+		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
+		CPPUNIT_ASSERT(f.add_write(io(1), K, K)); // touches the first
+		CPPUNIT_ASSERT(f.add_write(io(2), 100 * K, K));
+		CPPUNIT_ASSERT(f.add_write(io(3), 99 * K, K)); // touches the third, from below
+		CPPUNIT_ASSERT(f.add_write(io(4), K / 2, K));  // overlaps the first two, but
+							       // the newest flush is the third
 		std::vector<Flush> fl = post_all();
 		CPPUNIT_ASSERT_EQUAL(size_t(3), fl.size());
 		CPPUNIT_ASSERT_EQUAL(uint64_t(0), fl[0].offset);
@@ -343,9 +394,9 @@ public:
 	void a_flush_completes_only_what_it_covers()
 	{
 		f.reserve(16, InFlight::Merge::ADJACENT);
-		f.add_write(io(0), 0, K);
-		f.add_write(io(1), 50 * K, K);
-		f.add_write(io(2), 51 * K, K);
+		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
+		CPPUNIT_ASSERT(f.add_write(io(1), 50 * K, K));
+		CPPUNIT_ASSERT(f.add_write(io(2), 51 * K, K));
 		std::vector<Flush> fl = post_all();
 		CPPUNIT_ASSERT_EQUAL(size_t(2), fl.size());
 		std::vector<io_u *> first = {io(0)}, second = {io(1), io(2)};
@@ -357,9 +408,9 @@ public:
 	void a_posted_flush_takes_no_more_writes()
 	{
 		f.reserve(16, InFlight::Merge::ANY);
-		f.add_write(io(0), 0, K);
+		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
 		std::vector<Flush> first = post_all();
-		f.add_write(io(1), K, K);
+		CPPUNIT_ASSERT(f.add_write(io(1), K, K));
 		std::vector<Flush> second = post_all();
 		CPPUNIT_ASSERT_EQUAL(size_t(1), second.size());
 		CPPUNIT_ASSERT(first[0].token != second[0].token);
@@ -373,7 +424,7 @@ public:
 		f.reserve(16, InFlight::Merge::ANY);
 		uint64_t t0, t1, t2;
 		add_read(io(0), &t0);
-		f.add_write(io(1), 0, K);
+		CPPUNIT_ASSERT(f.add_write(io(1), 0, K));
 		add_read(io(2), &t1);
 		add_read(io(3), &t2);
 		std::vector<io_u *> reads = {io(0), io(2)};
@@ -390,8 +441,8 @@ public:
 	void sync_flushes_what_was_written_since_the_last()
 	{
 		f.reserve(16, InFlight::Merge::ADJACENT);
-		f.add_write(io(0), 10 * K, K);
-		f.add_write(io(1), 2 * K, K);
+		CPPUNIT_ASSERT(f.add_write(io(0), 10 * K, K));
+		CPPUNIT_ASSERT(f.add_write(io(1), 2 * K, K));
 		post_all();
 		bool done = true;
 		CPPUNIT_ASSERT(add_sync(io(2), &done));
@@ -405,7 +456,7 @@ public:
 	void sync_with_nothing_written_waits_for_the_writes_in_flight()
 	{
 		f.reserve(16, InFlight::Merge::ANY);
-		f.add_write(io(0), 0, K);
+		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
 		bool done;
 		add_sync(io(1), &done);
 		std::vector<Flush> fl = post_all();
@@ -473,9 +524,9 @@ public:
 		f.reserve(4, InFlight::Merge::ADJACENT);
 		uint64_t t;
 		bool done;
-		f.add_write(io(0), 0, K);
+		CPPUNIT_ASSERT(f.add_write(io(0), 0, K));
 		add_read(io(1), &t);
-		f.add_write(io(2), 8 * K, K);
+		CPPUNIT_ASSERT(f.add_write(io(2), 8 * K, K));
 		add_sync(io(3), &done);
 		std::vector<io_u *> got;
 		f.fail([&](io_u *u) { got.push_back(u); });

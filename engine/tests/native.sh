@@ -40,7 +40,7 @@ native_possible() {
 }
 
 # expected_line JOB OPS: the line job JOB (native_ops=OPS, all or none)
-# must print here
+# must print here; ENGINE_NAME: the client engine (librpma_apm_client)
 expected_line() {
 	local job=$1 ops=$2 f a
 	if native_possible 45; then
@@ -53,30 +53,37 @@ expected_line() {
 	else
 		a="emulated (not supported by the device)"
 	fi
-	echo "librpma_apm_client[$job]: flush $f, atomic write $a"
+	echo "${ENGINE_NAME:-librpma_apm_client}[$job]: flush $f, atomic write $a"
 }
 
 tracing=/sys/kernel/tracing
 
-# flush_probe start|stop: a kprobe event recording the length of each
-# persistent flush rxe's responder executes; false if it cannot be set
-flush_probe() {
+# kernel_probe start|stop|remove NAME [FUNCTION ARGS]: a kprobe event
+# rpma/NAME on FUNCTION of rxe's, recording ARGS (kprobe_events' syntax) of
+# each call; stop leaves the calls in $case_dir/NAME.trace; false if it
+# cannot be set. Removing an event clears the kernel's trace buffer, the
+# other events' calls with it: stop them all before removing any.
+kernel_probe() {
 	case $1 in
 	start)
 		if ! mountpoint -q "$tracing"; then
 			mount -t tracefs nodev "$tracing" 2>/dev/null || return 1
 		fi
-		echo 'p:rpma/flush rxe_flush_pmem_iova len=%dx:u32' >>"$tracing/kprobe_events" ||
-			return 1
+		echo "p:rpma/$2 $3 $4" >>"$tracing/kprobe_events" || return 1
 		echo >"$tracing/trace"
-		echo 1 >"$tracing/events/rpma/flush/enable"
+		echo 1 >"$tracing/events/rpma/$2/enable"
 		;;
 	stop)
-		echo 0 >"$tracing/events/rpma/flush/enable"
-		cp "$tracing/trace" "$case_dir/flush.trace"
-		echo '-:rpma/flush' >>"$tracing/kprobe_events"
+		echo 0 >"$tracing/events/rpma/$2/enable"
+		grep -F " $2:" "$tracing/trace" >"$case_dir/$2.trace"
 		;;
+	remove) echo "-:rpma/$2" >>"$tracing/kprobe_events" ;;
 	esac
+}
+
+# the length of each persistent flush rxe's responder executes
+flush_probe() { # flush_probe start|stop|remove
+	kernel_probe "$1" flush rxe_flush_pmem_iova 'len=%dx:u32'
 }
 
 native_ops_case() {
@@ -122,7 +129,7 @@ native_ops_case() {
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?
-	[[ $probe == yes ]] && flush_probe stop
+	[[ $probe == yes ]] && flush_probe stop && flush_probe remove
 	if ((crc || src)); then
 		fail "$name" "exit status: client $crc, server $src"
 		return

@@ -21,7 +21,7 @@ other=$(tr 0-8 9 <<<"$built_for")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 passed=0 failed=0
-for engine in apm_client apm_server gpspm_client gpspm_server; do
+for engine in apm_client apm_server gpspm_client gpspm_server aof_client aof_server; do
 	copy=$scratch/librpma_$engine.so
 	python3 - "$ENGINE_DIR/librpma_$engine.so" "$copy" "$built_for" "$other" <<'PY'
 import sys

@@ -79,7 +79,7 @@ engine_cases() {
 	python3 "$src/engine/tests/evaluate.py" "$results"
 }
 if [[ -f $build/engine/.libs/librpma_apm_client.so ]]; then
-	part "engines: native_ops per job" engine_cases native_ops_case
+	part "engines: native_ops per job" engine_cases "native_ops_case; aof_native_case"
 else
 	echo "##### SKIP engines: not built for this userspace (the build log says why)"
 	skipped=$((skipped + 1))

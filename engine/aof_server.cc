@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// aof_server.cc -- librpma_aof_server: holds an append-only log (aof.hh)
+// for one librpma_aof_client of the same aof_mode=. With gpspm it persists
+// each range asked for, then sets and persists the tail pointer, then
+// answers; with apm the client does all that by itself and the server
+// takes only the end-of-run notice. On that notice the server checks its
+// log: the pointer within the log, and equal to how far the client says it
+// appended; else the job fails, saying what it found.
+#include "aof.hh"
+#include "gpspm_serving.hh"
+#include "options.hh"
+#include "report.hh"
+#include "server_ops.hh"
+
+#include <cerrno>
+#include <string>
+
+namespace rpma_fio {
+namespace {
+
+class AofServer final : public GpspmServer {
+	AofMode mode_ = AofMode::APM;
+	std::string refusal_; // why the connected client cannot be served
+
+	// apm: one receive, for the end-of-run notice
+	uint16_t msg_slots() const override
+	{
+		return mode_ == AofMode::APM ? 1 : GpspmServer::msg_slots();
+	}
+
+	// apm: nothing comes but the end-of-run notice, not worth a CPU
+	bool busy_polling() const override
+	{
+		return mode_ == AofMode::GPSPM && GpspmServer::busy_polling();
+	}
+
+	Result open(fio_file *f) override
+	{
+		mode_ = static_cast<AofMode>(options_of(td_).aof_mode);
+		if (options_of(td_).clients > 1) {
+			report(td_, "clients=%u: a log has one writer: one client per server job",
+			       options_of(td_).clients);
+			return job_failed(td_, EINVAL, "clients");
+		}
+		if (td_->o.size <= LOG_OFFSET) {
+			report(td_,
+			       "size=%llu: the log needs more than its first %u bytes, which "
+			       "hold its tail pointer",
+			       static_cast<unsigned long long>(td_->o.size), LOG_OFFSET);
+			return job_failed(td_, EINVAL, "size");
+		}
+		return Server::open(f);
+	}
+
+	Result workspace_of(rpma_mr_local *mr, std::vector<uint8_t> *ws) override
+	{
+		auto encoded = encode_aof_workspace(mode_, msg_slots(),
+						    options_of(td_).direct_write_to_pmem,
+						    LOG_OFFSET, descriptor_of(mr));
+		if (!encoded) {
+			report(td_, "the memory descriptor does not fit the workspace");
+			return job_failed(td_, EOVERFLOW, "workspace");
+		}
+		ws->assign(encoded->begin(), encoded->end());
+		return Result::DONE;
+	}
+
+	// The client is accepted whatever it asked for: it reads the
+	// server's aof_mode in the workspace and refuses it with its own
+	// message, as serve() does with this one.
+	Result accepting(rpma_conn_req *req) override
+	{
+		rpma_conn_private_data pdata{};
+		rpma_conn_req_get_private_data(req, &pdata);
+		const std::optional<AofMode> asked = decode_aof_request(pdata.ptr, pdata.len);
+		if (!asked)
+			refusal_ = "the client asks for an append-only log of a version or "
+				   "aof_mode this server does not know";
+		else if (*asked == AofMode::NONE)
+			refusal_ = "the client is not librpma_aof_client (it asks for no "
+				   "append-only log)";
+		else if (*asked != mode_)
+			refusal_ = std::string("the client asks for aof_mode=") +
+				   aof_mode_name(*asked) +
+				   ", this server serves aof_mode=" + aof_mode_name(mode_) +
+				   ": both ends must use the same";
+		return GpspmServer::accepting(req);
+	}
+
+	Result serve() override
+	{
+		if (refusal_.empty())
+			return GpspmServer::serve();
+		report(td_, "%s", refusal_.c_str());
+		// the client refuses the server in turn and disconnects
+		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		if (next_conn_event(td_, conn_, HANDSHAKE_TIMEOUT_MS, &ev) == Result::DONE)
+			closed_ = ev == RPMA_CONN_CLOSED;
+		return job_failed(td_, EPROTO, "accept");
+	}
+
+	bool ends_run(const FlushRequest &req) const override { return is_aof_end_notice(req); }
+
+	Result run_ended(const FlushRequest &notice) override
+	{
+		const uint64_t tail = load_log_tail(mem_.base() + LOG_TAIL_OFFSET);
+		const uint64_t room = mem_.size() - LOG_OFFSET;
+		const auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+		if (tail > room) {
+			report(td_,
+			       "the log's tail pointer says %llu bytes, past the log's end (%llu "
+			       "bytes): it is torn or was written wrongly",
+			       ull(tail), ull(room));
+			return job_failed(td_, EIO, "log check");
+		}
+		if (notice.offset == AOF_NOTHING_APPENDED) {
+			note("%s[%u]: the client appended nothing; the log holds %llu bytes\n",
+			     td_->io_ops->name, td_->thread_number, ull(tail));
+			return Result::DONE;
+		}
+		if (tail != notice.offset) {
+			report(td_,
+			       "the log's tail pointer says %llu bytes, but the client appended "
+			       "%llu: records acknowledged to it are %s",
+			       ull(tail), ull(notice.offset),
+			       tail < notice.offset ? "not covered by the pointer"
+						    : "fewer than the pointer covers");
+			return job_failed(td_, EIO, "log check");
+		}
+		note("%s[%u]: log checked: its tail pointer covers the %llu bytes the client "
+		     "appended\n",
+		     td_->io_ops->name, td_->thread_number, ull(tail));
+		return Result::DONE;
+	}
+
+	Result persisted(const FlushRequest &req) override
+	{
+		const auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
+		if (mode_ == AofMode::APM) {
+			report(td_,
+			       "a flush request for [%llu, +%llu): with aof_mode=apm the client "
+			       "flushes by itself and sends none",
+			       ull(req.offset), ull(req.length));
+			return job_failed(td_, EPROTO, "flush request");
+		}
+		if (req.offset < LOG_OFFSET) {
+			report(td_,
+			       "a flush request for [%llu, +%llu) reaches into the log's first "
+			       "%u bytes, its tail pointer's",
+			       ull(req.offset), ull(req.length), LOG_OFFSET);
+			return job_failed(td_, EPROTO, "flush request");
+		}
+		// the records are persistent: now the pointer that covers them
+		store_log_tail(mem_.base() + LOG_TAIL_OFFSET, req.offset + req.length - LOG_OFFSET);
+		mem_.persist(LOG_TAIL_OFFSET, sizeof(uint64_t));
+		return Result::DONE;
+	}
+};
+
+std::unique_ptr<Server> make()
+{
+	return std::make_unique<AofServer>();
+}
+
+}
+}
+
+ioengine_ops ioengine = rpma_fio::server_ops<rpma_fio::make>("librpma_aof_server",
+							     rpma_fio::aof_server_options());

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// flush_requests.hh -- a client's side of the GPSPM messages: flush requests
+// out, their responses in (librpma_gpspm_client; librpma_aof_client, which
+// also sends its end-of-run notice with it).
+//
+// Message buffers: `slots` receive buffers, then `slots` send buffers, each
+// MSG_ROOM bytes. Receive k and send k are independent: a response lands in
+// whichever receive the network takes next.
+//
+// A server answers the flush requests in the order they were sent (the old
+// server did too, and the old client relied on it as well): a response
+// must carry the op_context of the oldest request not answered yet. One
+// that does not is a protocol error, which fails the job: taken as it
+// came, it would complete writes not flushed yet, or reads the device may
+// still be writing into.
+#ifndef RPMA_ENGINE_FLUSH_REQUESTS_HH
+#define RPMA_ENGINE_FLUSH_REQUESTS_HH
+
+#include "conn_events.hh"
+#include "fio.hh"
+#include "gpspm_msg.hh"
+#include "result.hh"
+#include "ring.hh"
+
+#include <infiniband/verbs.h>
+#include <librpma.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace rpma_fio {
+
+class FlushRequests {
+public:
+	// The owner drops its connection before this goes: the device then
+	// writes into none of the buffers.
+	~FlushRequests() { rpma_mr_dereg(&mr_); }
+
+	// Registers the buffers on peer and posts the receives of `slots`
+	// responses on conn: at most `slots` requests are ever outstanding.
+	Result setup(thread_data *td, rpma_peer *peer, rpma_conn *conn, uint32_t slots);
+
+	// Sends a request: DONE, RETRY while `slots` are unanswered or every
+	// send buffer waits for its SEND completion, or FAILED.
+	Result post(const FlushRequest &req);
+
+	// A SEND or RECV completion of the connection (status success): sets
+	// *token to the op_context of the request a response answers (0 for
+	// a SEND's).
+	Result completion(const ibv_wc &wc, uint64_t *token);
+
+	// After a good run: sends `notice`, which gets no response, and waits
+	// for its SEND to complete, polling with poll() (DONE, RETRY or
+	// FAILED, as Client::poll_batch). Only with no request outstanding:
+	// then the server has reposted the receive of each, and one is free
+	// for the notice; else the SEND would meet RNR NAKs, retried forever,
+	// until the deadline. Gives up quietly: the run's result stands.
+	template <typename Poll> void finish(const FlushRequest &notice, Poll poll)
+	{
+		if (!unanswered_.empty())
+			return;
+		const auto deadline = Clock::now() + std::chrono::milliseconds(GOODBYE_TIMEOUT_MS);
+		std::optional<size_t> k;
+		while (!(k = free_send_slot()) && Clock::now() < deadline)
+			if (failed(poll()))
+				return;
+		if (!k || send(notice, *k) != Result::DONE)
+			return;
+		while (send_busy_[*k] && Clock::now() < deadline)
+			if (failed(poll()))
+				return;
+	}
+
+private:
+	size_t recv_off(size_t k) const { return k * MSG_ROOM; }
+	size_t send_off(size_t k) const { return (slots_ + k) * MSG_ROOM; }
+	Result post_recv(size_t k);
+	// none if all send buffers wait for their SEND completion
+	std::optional<size_t> free_send_slot() const;
+	Result send(const FlushRequest &req, size_t k);
+	// A response that is not the answer due (EPROTO): says what it was.
+	Result unexpected(uint64_t ctx);
+
+	thread_data *td_ = nullptr;
+	rpma_conn *conn_ = nullptr;
+	std::vector<char> msgs_;
+	rpma_mr_local *mr_ = nullptr;
+	uint32_t slots_ = 0;
+	std::vector<bool> send_busy_;
+	Ring<uint64_t> unanswered_; // the op_contexts of the requests, oldest first
+};
+
+}
+
+#endif

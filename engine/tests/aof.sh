@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh and in-vm.sh, which source this file
+# engine/tests/aof.sh -- the append-only log (librpma_aof_client and
+# librpma_aof_server, aof_mode=apm|gpspm): appends written and read back
+# (verify=), the server's end-of-run check of its tail pointer, and the
+# refusals of a client and a server that do not match, native_ops= per job.
+# Sourced by in-vm.sh after lib.sh, errors.sh and native.sh.
+
+# aof_append NAME MODE SERVER_ARGS CLIENT_ARGS BYTES: a run that must end
+# well on both sides, the server saying its tail pointer covers the BYTES
+# the client appended
+aof_append() {
+	local name=$1 mode=$2 bytes=$5
+	run_pair "$name" aof "--aof_mode=$mode $3" "--aof_mode=$mode $4" || return
+	has server "log checked: its tail pointer covers the $bytes bytes the client appended"
+	expect $? "$name-log-checked" "the server did not report its tail pointer at $bytes bytes"
+}
+
+# aof_refused NAME KIND_SERVER SERVER_ARGS KIND_CLIENT CLIENT_ARGS CLIENT_SAYS
+# SERVER_SAYS: both fail within seconds, each saying why
+aof_refused() {
+	local name=$1 crc src
+	begin_case "$name"
+	# shellcheck disable=SC2086 # the argument lists are word lists
+	fio_server "$2" --filename=malloc --size=1m $3
+	server_listens 30
+	# shellcheck disable=SC2086
+	fio_client "$4" --rw=write --bs=4k --size=256k --connect_timeout=10 $5
+	crc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	((crc && src && src != 124)) && has client "$6" && has server "$7"
+	expect $? "$name" "client $crc, server $src (124: still running), or a message missing"
+}
+
+# aof_bad_job NAME CLIENT_ARGS MESSAGE: the client refuses the job before
+# connecting
+aof_bad_job() {
+	local name=$1 crc
+	begin_case "$name"
+	# shellcheck disable=SC2086
+	fio_client aof --size=256k --connect_timeout=3 $2
+	crc=$?
+	((crc)) && has client "$3" && ! has client "waiting for the server"
+	expect $? "$name" "not refused before connecting, or no message"
+}
+
+aof_cases() {
+	local mode
+	for mode in apm gpspm; do
+		aof_append "aof-$mode-dram-qd16" "$mode" "--filename=malloc --size=2m --iodepth=16" \
+			"--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
+		aof_append "aof-$mode-dram-sync" "$mode" "--filename=malloc --size=1m" \
+			"--rw=write --bs=512 --sync=1 --size=64k --verify=crc32c" 65536
+		if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
+			skip "aof-$mode-devdax" "no Device DAX (tests/vm/run --nvdimm)"
+			continue
+		fi
+		# records of varying sizes, on persistent memory
+		aof_append "aof-$mode-devdax" "$mode" \
+			"--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --size=8m --iodepth=16" \
+			"--rw=write --bsrange=512-8k --iodepth=16 --size=4m --verify=crc32c" 4194304
+	done
+	aof_refused aof-mode-mismatch aof --aof_mode=gpspm aof --aof_mode=apm \
+		"serves aof_mode=gpspm, this job has aof_mode=apm" \
+		"the client asks for aof_mode=apm, this server serves aof_mode=gpspm"
+	aof_refused aof-server-apm-client aof "" apm "" \
+		"is an append-only-log server (librpma_aof_server, aof_mode=apm)" \
+		"the client is not librpma_aof_client"
+	aof_refused aof-client-gpspm-server gpspm "" aof "" \
+		"is not an append-only-log server: librpma_aof_client needs librpma_aof_server" \
+		"the client disconnected before ending the run"
+	aof_native_case
+	aof_bad_job aof-randwrite "--rw=randwrite --bs=4k" "an append-only log is appended to"
+	aof_bad_job aof-time-based "--rw=write --bs=4k --time_based --runtime=5" \
+		"the log is appended to once over"
+}
+
+# aof_native_case: native_ops= per job with aof_mode=apm on Device DAX: one
+# client fio (thread=1), job 1 native_ops=all appending 4 KiB records, job 2
+# native_ops=none appending 8 KiB ones, iodepth 1 (one pointer update per
+# append), each then read back. Both logs checked by the server; each job's
+# line as the platform allows (native.sh, expected_line); and where the
+# native verbs are possible, rxe itself as the witness (kprobes): job 1's
+# 256 record flushes of 4 KiB and 256 pointer flushes of 8 bytes, and 256
+# atomic writes whose values are job 1's tails (multiples of 4096 up to
+# 1 MiB); nothing of job 2's (8 KiB flushes, or 8 KiB-multiple tails alone).
+aof_native_case() {
+	local name=aof-native-ops-per-job crc src job line probes=no n4k n8k n8 natomic bad
+	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
+		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
+		return
+	fi
+	begin_case "$name"
+	if native_possible 45 && native_possible 44; then
+		if flush_probe start 2>"$case_dir/probe.log" &&
+			kernel_probe start atomic rxe_mr_do_atomic_write 'value=%dx:u64' \
+				2>>"$case_dir/probe.log"; then
+			probes=yes
+		else
+			echo "  $name: no kprobes on rxe ($(cat "$case_dir/probe.log"))"
+		fi
+	fi
+	fio_server aof --aof_mode=apm --filename="$RPMA_TEST_DEVDAX" --direct_write_to_pmem=1 \
+		--numjobs=2 --size=2m
+	cat >"$case_dir/client.fio" <<-EOF
+		[global]
+		ioengine=$(engine aof_client)
+		aof_mode=apm
+		serverip=$ip
+		port=$port
+		thread=1
+		rw=write
+		iodepth=1
+		size=1m
+		verify=crc32c
+
+		[all]
+		native_ops=all
+		bs=4k
+
+		[none]
+		native_ops=none
+		bs=8k
+	EOF
+	output_file client.json json
+	(cd "$case_dir" && exec "${FIO[@]}" --output-format=json client.fio) \
+		>"$case_dir/client.json" 2>"$case_dir/client.log" &
+	wait_exit $! 300
+	crc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	if [[ $probes == yes ]]; then
+		flush_probe stop
+		kernel_probe stop atomic
+		flush_probe remove
+		kernel_probe remove atomic
+	fi
+	if ((crc || src)); then
+		fail "$name" "exit status: client $crc, server $src"
+		return
+	fi
+	record "$name" pair "$crc $src"
+	[[ $(grep -c "log checked: its tail pointer covers the 1048576 bytes" "$case_dir/server.log") == 2 ]]
+	expect $? "$name-logs-checked" "not both server jobs report their pointer at 1 MiB"
+	for job in 1:all 2:none; do
+		line=$(ENGINE_NAME=librpma_aof_client expected_line "${job%%:*}" "${job#*:}")
+		[[ $(grep -cxF -- "$line" "$case_dir/client.log") == 1 ]]
+		expect $? "$name-job${job%%:*}-${job#*:}-says" "not once in client.log: '$line'"
+	done
+	if ! native_possible 45 || ! native_possible 44; then
+		skip "$name-kernel-witness" "no native flush and atomic write here (kernel $(uname -r), rdma-core $(dpkg-query -W -f='${Version}' libibverbs1 2>/dev/null))"
+	elif [[ $probes != yes ]]; then
+		skip "$name-kernel-witness" "no kprobe events on rxe (see probe.log)"
+	else
+		n4k=$(grep -c 'len=4096$' "$case_dir/flush.trace")
+		n8k=$(grep -c 'len=8192$' "$case_dir/flush.trace")
+		n8=$(grep -c 'len=8$' "$case_dir/flush.trace")
+		natomic=$(grep -c 'value=' "$case_dir/atomic.trace")
+		# a tail that is not a multiple of 4096, or past 1 MiB: not job 1's
+		bad=$(sed -n 's/.*value=\([0-9]*\)$/\1/p' "$case_dir/atomic.trace" |
+			awk '$1 % 4096 || $1 > 1048576 || $1 == 0' | wc -l)
+		echo "  $name: rxe executed $n4k native flushes of 4 KiB and $n8 of 8 bytes (job 1), $n8k of 8 KiB (job 2), $natomic native atomic writes ($bad not job 1's tails)"
+		((n4k >= 256 && n8 >= 256 && n8k == 0 && natomic >= 256 && bad == 0))
+		expect $? "$name-kernel-witness" \
+			"rxe executed $n4k/$n8 flushes of job 1's records/pointer (256 each), $n8k of job 2's (0), $natomic atomic writes (256), $bad of them not job 1's tails"
+	fi
+}
