@@ -12,9 +12,23 @@ namespace rpma_fio {
 // The hooks fio may call first check that they run inside the fio they
 // were built for.
 // FIO_DISKLESSIO: fio must not lay out a file named by filename= (malloc).
-// Make: the flavour's server of one connection; MakeMany: of clients=N
-// (none: Make's refuses clients=).
-template <std::unique_ptr<Server> (*Make)(), std::unique_ptr<Server> (*MakeMany)() = nullptr>
+using MakeServer = std::unique_ptr<Server> (*)();
+
+// Which of a flavour's servers serves a job: of clients=N or of one
+// connection; a flavour without the first (nullptr) has its server of one
+// connection refuse clients=.
+template <MakeServer Make, MakeServer MakeMany> struct ServerChoice {
+	static MakeServer of(thread_data *td)
+	{
+		return options_of(td).clients > 1 ? MakeMany : Make;
+	}
+};
+template <MakeServer Make> struct ServerChoice<Make, nullptr> {
+	static MakeServer of(thread_data *) { return Make; }
+};
+
+// Make: the flavour's server of one connection; MakeMany: of clients=N.
+template <MakeServer Make, MakeServer MakeMany = nullptr>
 ioengine_ops server_ops(const char *name, fio_option *opts = server_options())
 {
 	return {
@@ -25,10 +39,7 @@ ioengine_ops server_ops(const char *name, fio_option *opts = server_options())
 			[](thread_data *td) {
 				if (!fio_matches(td, &ioengine))
 					return 1;
-				if constexpr (MakeMany != nullptr)
-					if (options_of(td).clients > 1)
-						return Server::init(td, MakeMany);
-				return Server::init(td, Make);
+				return Server::init(td, ServerChoice<Make, MakeMany>::of(td));
 			},
 		.queue = Server::queue,
 		.cleanup = Server::cleanup,
