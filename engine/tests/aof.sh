@@ -103,30 +103,7 @@ aof_native_case() {
 	fi
 	fio_server aof --aof_mode=apm --filename="$RPMA_TEST_DEVDAX" --direct_write_to_pmem=1 \
 		--numjobs=2 --size=2m
-	cat >"$case_dir/client.fio" <<-EOF
-		[global]
-		ioengine=$(engine aof_client)
-		aof_mode=apm
-		serverip=$ip
-		port=$port
-		thread=1
-		rw=write
-		iodepth=1
-		size=1m
-		verify=crc32c
-
-		[all]
-		native_ops=all
-		bs=4k
-
-		[none]
-		native_ops=none
-		bs=8k
-	EOF
-	output_file client.json json
-	(cd "$case_dir" && exec "${FIO[@]}" --output-format=json client.fio) \
-		>"$case_dir/client.json" 2>"$case_dir/client.log" &
-	wait_exit $! 300
+	native_ops_client aof_client aof_mode=apm
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?

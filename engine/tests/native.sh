@@ -86,6 +86,41 @@ flush_probe() { # flush_probe start|stop|remove
 	kernel_probe "$1" flush rxe_flush_pmem_iova 'len=%dx:u32'
 }
 
+# native_ops_client ENGINE [OPTION...]: one client fio (thread=1) of two
+# jobs writing 1 MiB each at iodepth 1 and reading it back, job 1 with
+# native_ops=all and 4 KiB writes, job 2 with none and 8 KiB ones, each
+# OPTION (NAME=VALUE) in both; its exit status (wait_exit's)
+native_ops_client() {
+	local engine_name=$1 o
+	shift
+	{
+		echo "[global]"
+		echo "ioengine=$(engine "$engine_name")"
+		for o in "$@"; do echo "$o"; done
+		cat <<-EOF
+			serverip=$ip
+			port=$port
+			thread=1
+			rw=write
+			iodepth=1
+			size=1m
+			verify=crc32c
+
+			[all]
+			native_ops=all
+			bs=4k
+
+			[none]
+			native_ops=none
+			bs=8k
+		EOF
+	} >"$case_dir/client.fio"
+	output_file client.json json
+	(cd "$case_dir" && exec "${FIO[@]}" --output-format=json client.fio) \
+		>"$case_dir/client.json" 2>"$case_dir/client.log" &
+	wait_exit $! 300
+}
+
 native_ops_case() {
 	local name=apm-native-ops-per-job crc src job line probe=no n4k n8k
 	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
@@ -103,29 +138,7 @@ native_ops_case() {
 	# 2 MiB each: a Device DAX maps at its alignment
 	fio_server apm --filename="$RPMA_TEST_DEVDAX" --direct_write_to_pmem=1 --numjobs=2 \
 		--size=2m --iodepth=1
-	cat >"$case_dir/client.fio" <<-EOF
-		[global]
-		ioengine=$(engine apm_client)
-		serverip=$ip
-		port=$port
-		thread=1
-		rw=write
-		iodepth=1
-		size=1m
-		verify=crc32c
-
-		[all]
-		native_ops=all
-		bs=4k
-
-		[none]
-		native_ops=none
-		bs=8k
-	EOF
-	output_file client.json json
-	(cd "$case_dir" && exec "${FIO[@]}" --output-format=json client.fio) \
-		>"$case_dir/client.json" 2>"$case_dir/client.log" &
-	wait_exit $! 300
+	native_ops_client apm_client
 	crc=$?
 	wait_exit "$SERVER_PID" 30
 	src=$?
