@@ -18,6 +18,12 @@
 namespace rpma_fio {
 namespace {
 
+// for printf's %llu
+unsigned long long ull(uint64_t v)
+{
+	return v;
+}
+
 class AofServer final : public GpspmServer {
 	AofMode mode_ = AofMode::APM;
 	std::string refusal_; // why the connected client cannot be served
@@ -105,7 +111,6 @@ class AofServer final : public GpspmServer {
 	{
 		const uint64_t tail = load_log_tail(mem_.base() + LOG_TAIL_OFFSET);
 		const uint64_t room = mem_.size() - LOG_OFFSET;
-		const auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
 		if (tail > room) {
 			report(td_,
 			       "the log's tail pointer says %llu bytes, past the log's end (%llu "
@@ -135,7 +140,6 @@ class AofServer final : public GpspmServer {
 
 	Result persisted(const FlushRequest &req) override
 	{
-		const auto ull = [](uint64_t v) { return static_cast<unsigned long long>(v); };
 		if (mode_ == AofMode::APM) {
 			report(td_,
 			       "a flush request for [%llu, +%llu): with aof_mode=apm the client "
