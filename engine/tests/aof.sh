@@ -45,22 +45,26 @@ aof_bad_job() {
 	expect $? "$name" "not refused before connecting, or no message"
 }
 
+# aof_writes MODE: appends of aof_mode=MODE written and read back: on DRAM at
+# iodepth 16 and synchronously, and records of varying sizes on Device DAX
+aof_writes() {
+	local mode=$1
+	aof_append "aof-$mode-dram-qd16" "$mode" "--filename=malloc --size=2m --iodepth=16" \
+		"--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
+	aof_append "aof-$mode-dram-sync" "$mode" "--filename=malloc --size=1m" \
+		"--rw=write --bs=512 --sync=1 --size=64k --verify=crc32c" 65536
+	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
+		skip "aof-$mode-devdax" "no Device DAX (tests/vm/run --nvdimm)"
+		return
+	fi
+	aof_append "aof-$mode-devdax" "$mode" \
+		"--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --size=8m --iodepth=16" \
+		"--rw=write --bsrange=512-8k --iodepth=16 --size=4m --verify=crc32c" 4194304
+}
+
 aof_cases() {
-	local mode
-	for mode in apm gpspm; do
-		aof_append "aof-$mode-dram-qd16" "$mode" "--filename=malloc --size=2m --iodepth=16" \
-			"--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
-		aof_append "aof-$mode-dram-sync" "$mode" "--filename=malloc --size=1m" \
-			"--rw=write --bs=512 --sync=1 --size=64k --verify=crc32c" 65536
-		if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-			skip "aof-$mode-devdax" "no Device DAX (tests/vm/run --nvdimm)"
-			continue
-		fi
-		# records of varying sizes, on persistent memory
-		aof_append "aof-$mode-devdax" "$mode" \
-			"--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --size=8m --iodepth=16" \
-			"--rw=write --bsrange=512-8k --iodepth=16 --size=4m --verify=crc32c" 4194304
-	done
+	aof_writes apm
+	aof_writes gpspm
 	aof_refused aof-mode-mismatch aof --aof_mode=gpspm aof --aof_mode=apm \
 		"serves aof_mode=gpspm, this job has aof_mode=apm" \
 		"the client asks for aof_mode=apm, this server serves aof_mode=gpspm"

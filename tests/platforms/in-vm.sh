@@ -5,7 +5,8 @@
 # matrix, inside the test VM (tests/vm/run --nvdimm): the integration tests
 # of the native operations, of ODP and of the data path, then the examples
 # on FS DAX where the device pages on demand, then the fio engines'
-# native_ops= per job where the engines are built (engine/tests/native.sh,
+# native_ops= per job and the append-only log's GPSPM mode where the engines
+# are built (engine/tests/native.sh and aof.sh,
 # judged here by engine/tests/evaluate.py; results in BUILDDIR/platform-engines). Prints each part's counts and
 # a closing "N passed, N failed, N skipped" line; exits 0 if none failed.
 # The examples that put their data on FS DAX skip, naming the defect, where
@@ -75,11 +76,12 @@ engine_cases() {
 	mkdir -p "$results"
 	ENGINE_DIR=$build/engine/.libs RPMA_LIB_DIR=$build/rpma/.libs RESULTS=$results \
 		top_srcdir=$src ENGINE_CASES="$1" \
-		timeout -k 10 300 "$src/engine/tests/in-vm.sh"
+		timeout -k 10 600 "$src/engine/tests/in-vm.sh"
 	python3 "$src/engine/tests/evaluate.py" "$results"
 }
 if [[ -f $build/engine/.libs/librpma_apm_client.so ]]; then
-	part "engines: native_ops per job" engine_cases "native_ops_case; aof_native_case"
+	part "engines: native_ops per job, the append-only log" engine_cases \
+		"native_ops_case; aof_native_case; aof_writes gpspm"
 else
 	echo "##### SKIP engines: not built for this userspace (the build log says why)"
 	skipped=$((skipped + 1))
