@@ -583,12 +583,28 @@ Result Client::stall_check(size_t in_flight)
 		return Result::DONE;
 	report(td_,
 	       "no completion from %s for %lld s with %zu operations in flight: "
-	       "the server or the network is gone",
+	       "the server or the network is gone%s",
 	       options_of(td_).serverip,
 	       static_cast<long long>(
 		       std::chrono::duration_cast<std::chrono::seconds>(OPERATION_TIMEOUT).count()),
-	       in_flight);
+	       in_flight, native_ops_suspect().c_str());
 	return job_failed(td_, ETIMEDOUT, "completion");
+}
+
+// A responder whose device lacks a native verb may drop it without an
+// answer (rxe before Linux 6.2 does: docs/persistence.md), which looks like
+// a silent server: say so when this job posts native verbs.
+std::string Client::native_ops_suspect() const
+{
+	int used = 0, device = 0;
+	if (persistence_without_flush() || rpma_peer_get_native_ops(peer_, &used, &device) || !used)
+		return {};
+	const char *verbs = used == RPMA_NATIVE_OP_FLUSH	      ? "flushes"
+			    : used == RPMA_NATIVE_OP_ATOMIC_WRITE ? "atomic writes"
+								  : "flushes and atomic writes";
+	return std::string(", or its device does not execute the native ") + verbs +
+	       " this job posts (" + native_ops_chooser(options_of(td_).native_ops) +
+	       "; rxe before Linux 6.2 drops them unanswered): try native_ops=none";
 }
 
 // *token: the token of the I/Os a successful completion ends, or 0.
