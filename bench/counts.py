@@ -29,7 +29,7 @@ LAYERS = ["fio", "engine", "librpma", "verbs", "other"]
 
 def layer_of(ob, fl):
 	base = os.path.basename(ob)
-	if re.match(r"librpma_(apm|gpspm)_(client|server)\.so", base):
+	if re.match(r"librpma_(apm|gpspm|aof)_(client|server)\.so", base):
 		return "engine"
 	if base.startswith("librpma.so"):
 		return "librpma"

@@ -18,10 +18,13 @@
 #   CM_LOG_SO             cm-log.so, preloaded into the scaling rows' fio
 #   BENCH_CONNECT         1: only rpma-bench --connections (1, 16, 64)
 #   BENCH_IMPLS           --counts: only these implementations (ours,ref,base)
+#   BENCH_AOF             1: only the append-only log's rows (aof_pair);
+#                         BENCH_NATIVE 1: with native_ops=all as well
 #
 # Writes to BENCH_RAW:
 #   runs       one line per fio pair: ROW<TAB>IMPL<TAB>ROUND<TAB>CLIENT-STATUS SERVER-STATUS
 #   packets    one line per counted pair: ROW<TAB>IMPL<TAB>PACKETS<TAB>IOS<TAB>STATUS
+#   aof        BENCH_AOF's runs: ROW<TAB>ROUND<TAB>IOS<TAB>PACKETS<TAB>STATUS<TAB>NATIVE-LINE
 #   fio/ROW.IMPL.rROUND.{client,server}.json   fio's reports, trimmed later
 #   perftest/TEST.SIZE.rROUND.txt              perftest's client output
 #   rpma-bench/IMPL.rROUND.json                rpma-bench's lines
@@ -56,7 +59,7 @@ say() { echo "bench: $*"; }
 	echo "rounds=$rounds"
 	echo "runtime=$runtime"
 	echo "our_fio=$(fio --version)"
-	echo "reference_fio=$("$OLD_FIO" --version)"
+	[[ $OLD_FIO == - ]] || echo "reference_fio=$("$OLD_FIO" --version)"
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 } >"$raw/env"
 
@@ -214,9 +217,14 @@ fio_pair() {
 count_pair() {
 	local impl=$1 rep=$2 n=$3 kind=$4 rw=$5 qd=$6 sync=$7 vgs=$8
 	local row=$kind-$rw-bs4k-qd$qd-nj1 cmd se ce s c cst sst sqd=$qd extra=() lib
-	local base=$row.$impl.n$n.r$rep.s$vgs pfx=() vg lport=$9 mb=16
+	local base=$row.$impl.n$n.r$rep.s$vgs pfx=() vg lport=$9 mb=16 smb
 	# room for N 4 KiB I/Os: fio stops at the end of --size, number_ios or not
 	((n * 4 > mb * 1024)) && mb=$(((n * 4 + 1023) / 1024))
+	smb=$mb
+	# aof-MODE: the append-only log (its server's log begins after a page)
+	if [[ $kind == aof-* ]]; then
+		extra=(--aof_mode="${kind#aof-}") smb=$((mb + 1))
+	fi
 	# fio's calls in its I/O loop that enclose every call into the engine
 	# there (queue, commit, getevents, event) and the accounting of a
 	# submission and a completion, and never each other (a toggle met
@@ -227,21 +235,22 @@ count_pair() {
 	vg=(valgrind --tool=callgrind --collect-atstart=no --toggle-collect=td_io_queue
 		--toggle-collect=io_queue_event --toggle-collect=io_u_queued_complete
 		--dump-instr=yes --compress-pos=no)
-	impl_fio "$impl" "$kind"
+	impl_fio "$impl" "${kind%%-*}"
+	local sextra=("${extra[@]}")
 	# the GPSPM server sleeps between requests (busy_wait_polling=0): its
 	# count is then its work, not the time it spun
-	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=$((2 * qd))
+	[[ $kind == *gpspm ]] && sextra+=(--busy_wait_polling=0) sqd=$((2 * qd))
 	((vgs)) && pfx=("${vg[@]}" --callgrind-out-file="$raw/counts/$base.server.cg")
 	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${pfx[@]}" "${cmd[@]}" --name=server "${se[@]}" \
-		--serverip="$ip" --port="$lport" --thread --filename=malloc --size="${mb}m" \
-		--iodepth="$sqd" "${extra[@]}") >"$raw/counts/$base.server.log" 2>&1 &
+		--serverip="$ip" --port="$lport" --thread --filename=malloc --size="${smb}m" \
+		--iodepth="$sqd" "${sextra[@]}") >"$raw/counts/$base.server.log" 2>&1 &
 	s=$!
 	wait_listen "$lport" 1 600 || say "$base: the server does not listen"
 	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${vg[@]}" \
 		--callgrind-out-file="$raw/counts/$base.client.cg" "${cmd[@]}" --name=client \
 		"${ce[@]}" --serverip="$ip" --port="$lport" --thread --rw="$rw" --bs=4k \
 		--iodepth="$qd" --sync="$sync" --size="${mb}m" --create_serialize=0 \
-		--number_ios="$n") >"$raw/counts/$base.client.log" 2>&1 &
+		--number_ios="$n" "${extra[@]}") >"$raw/counts/$base.client.log" 2>&1 &
 	c=$!
 	wait_exit "$c" 1200
 	cst=$?
@@ -251,6 +260,72 @@ count_pair() {
 	((vgs)) && printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$impl" "$rep.s$vgs" "$n" server "$base.server.cg" "$sst" >>"$raw/counts/list"
 	say "counts $base: client $cst, server $sst"
 }
+
+# --- the append-only log: appends per second, packets per append ------------
+# aof_pair ROUND KIND BS QD NATIVE: one run of the appends of BS bytes
+# (KIND aof-apm or aof-gpspm; apm-write and gpspm-write: sequential writes
+# of those engines, the yardsticks) at iodepth QD (1: sync=1), the client
+# with native_ops=NATIVE;
+# one line in $raw/aof: ROW ROUND IOS PACKETS STATUS(client server)
+# NATIVE-LINE (what the client said it used); fio's reports in $raw/fio
+aof_pair() {
+	local r=$1 kind=$2 bs=$3 qd=$4 native=$5 row n=4096 sync=0 bytes
+	local cmd se ce lib extra=() sextra=() s c cst sst pkts base said
+	row=$kind-bs$bs-qd$qd-native$native
+	((qd == 1)) && n=1024 sync=1
+	base=$raw/fio/$row.r$r
+	bytes=$((n * bs))
+	impl_fio ours "${kind%%-*}"
+	[[ $kind == aof-* ]] && extra=(--aof_mode="${kind#aof-}")
+	[[ $kind == *gpspm* ]] && sextra=(--iodepth=$((2 * qd)))
+	port=$((port + 1))
+	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${cmd[@]}" --output-format=json \
+		--output="$base.server.json" --name=server "${se[@]}" --serverip="$ip" \
+		--port="$port" --thread --filename=malloc --size=$((bytes + 4096)) \
+		"${extra[@]}" "${sextra[@]}") >"$base.server.log" 2>&1 &
+	s=$!
+	wait_listen "$port" 1 60 || say "$row: the server does not listen"
+	pkts=$(sent_packets)
+	(cd "$work" && LD_LIBRARY_PATH=$lib exec "${cmd[@]}" --output-format=json \
+		--output="$base.client.json" --name=client "${ce[@]}" --serverip="$ip" \
+		--port="$port" --thread --create_serialize=0 --rw=write --bs="$bs" \
+		--iodepth="$qd" --sync="$sync" --size="$bytes" --native_ops="$native" \
+		"${extra[@]}") >"$base.client.log" 2>&1 &
+	c=$!
+	wait_exit "$c" 300
+	cst=$?
+	wait_exit "$s" 60
+	sst=$?
+	said=$(grep -m1 -o 'flush [^,]*, atomic write .*' "$base.client.log")
+	printf '%s\t%s\t%s\t%s\t%s %s\t%s\n' "$row" "$r" "$n" $(($(sent_packets) - pkts)) \
+		"$cst" "$sst" "${said:--}" >>"$raw/aof"
+	((cst || sst)) && say "$row round $r: status client $cst, server $sst"
+	((cst || sst)) || rm -f "$base.server.log" "$base.client.log"
+	return 0
+}
+
+if [[ ${BENCH_AOF:-0} == 1 ]]; then
+	# native_ops=all as well where the kernel's rxe executes both verbs
+	natives=none
+	[[ ${BENCH_NATIVE:-0} == 1 ]] && natives="none all"
+	for ((r = 1; r <= rounds; r++)); do
+		for bs in 64 512 4096; do
+			for qd in 1 16; do
+				for native in $natives; do
+					for kind in apm-write gpspm-write aof-apm aof-gpspm; do
+						# GPSPM posts no flush and no atomic write
+						[[ $kind == *gpspm* && $native != none ]] && continue
+						[[ $kind-bs$bs-qd$qd-native$native =~ ${BENCH_ROWS:-.} ]] || continue
+						say "round $r: $kind bs $bs qd $qd native_ops=$native"
+						aof_pair "$r" "$kind" "$bs" "$qd" "$native"
+					done
+				done
+			done
+		done
+	done
+	say "done"
+	exit 0
+fi
 
 if [[ ${BENCH_COUNTS:-0} == 1 ]]; then
 	mkdir -p "$raw/counts"
@@ -269,6 +344,8 @@ if [[ ${BENCH_COUNTS:-0} == 1 ]]; then
 	while read -r kind rw qd sync vgss ns reps base; do
 		[[ $kind-$rw-bs4k-qd$qd-nj1 =~ ${BENCH_ROWS:-.} ]] || continue
 		impls="ours ref"
+		# the append-only log is ours alone (the reference never had it)
+		[[ $kind == aof-* ]] && impls=ours
 		# a base librpma acts on every row
 		[[ -n ${BENCH_BASE_ENGINE_DIR:-} && ($base == 1 || -n ${BENCH_BASE_RPMA_LIB_DIR:-}) ]] &&
 			impls="base $impls"
@@ -299,6 +376,10 @@ if [[ ${BENCH_COUNTS:-0} == 1 ]]; then
 		apm read 16 0 0 1 1 0
 		gpspm write 1 1 1,0 1,2,3 1 1
 		gpspm write 16 0 1,0 1,2,3 1 1
+		aof-apm write 1 1 0 1,2 1 0
+		aof-apm write 16 0 0 1,2 1 0
+		aof-gpspm write 1 1 1,0 1,2,3 1 0
+		aof-gpspm write 16 0 1,0 1,2,3 1 0
 	EOF
 	say "done"
 	exit 0

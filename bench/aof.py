@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench/aof.py RAW RESULTS: the append-only log's table (bench/run --aof)
+
+Reads RAW/aof (in-vm.sh's aof_pair lines) and the client reports in
+RAW/fio, and, where bench/run --counts measured the aof-* rows, the
+instructions per append from RESULTS/raw/counts.json; writes
+RESULTS/aof.md. Each row is set beside the sequential APM write of the same
+size, iodepth and native_ops= (the yardstick; the GPSPM write's figures are
+given too, the yardstick of aof_mode=gpspm): appends per second (the
+median of the rounds) and packets on the wire per append (rxe's counters,
+client and server on one device: every packet once)."""
+
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import counts  # noqa: E402 (the per-I/O arithmetic of --counts)
+
+KINDS = ["apm-write", "gpspm-write", "aof-apm", "aof-gpspm"]
+
+
+def read_runs(raw):
+	"""{(kind, bs, qd, native): [dict(iops, packets, ios, said)]} of the
+	runs that ended well, and the lines of those that did not"""
+	runs, failed = {}, []
+	with open(os.path.join(raw, "aof")) as f:
+		for line in f:
+			p = line.rstrip("\n").split("\t")
+			if len(p) < 6:
+				continue
+			row, rnd, ios, packets, status, said = p[:6]
+			kind, rest = row.split("-bs")
+			bs, rest = rest.split("-qd")
+			qd, native = rest.split("-native")
+			key = (kind, int(bs), int(qd), native)
+			report = os.path.join(raw, "fio", "%s.r%s.client.json" % (row, rnd))
+			try:
+				with open(report) as r:
+					w = json.load(r)["jobs"][0]["write"]
+			except (OSError, ValueError, KeyError, IndexError):
+				w = None
+			if status != "0 0" or w is None or w["total_ios"] != int(ios):
+				failed.append("%s round %s (status %s)" % (row, rnd, status))
+				continue
+			runs.setdefault(key, []).append(dict(iops=w["iops"], packets=int(packets) / int(ios),
+				said=said))
+	return runs, failed
+
+
+def instructions(results):
+	"""{(kind, qd): engine + librpma instructions per I/O of the client}
+	from --counts' rows (ours), by counts.py's own arithmetic"""
+	path = os.path.join(results, "raw", "counts.json")
+	if not os.path.exists(path):
+		return {}
+	with open(path) as f:
+		data = [d for d in json.load(f) if d["status"] == "0" and d["impl"] == "ours" and
+			d["side"] == "client"]
+	out = {}
+	for kind in KINDS:
+		for qd in (1, 16):
+			row = "%s-write-bs4k-qd%d-nj1" % (kind.replace("-write", ""), qd)
+			ds = [d for d in data if d["row"] == row]
+			if not ds:
+				continue
+			fit = counts.fit_spin(ds)
+			if fit:
+				v = {k: f["w"] for k, f in fit["layers"].items()}
+			else:
+				v, _ = counts.per_io(ds)
+			out[(kind, qd)] = v["engine"] + v["librpma"]
+	return out
+
+
+def ratio(a, b):
+	return "%.2f" % (a / b) if a and b else "-"
+
+
+def main():
+	raw, results = sys.argv[1], sys.argv[2]
+	runs, failed = read_runs(raw)
+	ins = instructions(results)
+	env = {}
+	for name in ("env", "host-env"):
+		try:
+			with open(os.path.join(raw, name)) as f:
+				env.update(l.rstrip("\n").split("=", 1) for l in f if "=" in l)
+		except OSError:
+			pass
+	med = {k: dict(iops=statistics.median(r["iops"] for r in v),
+		packets=statistics.median(r["packets"] for r in v), rounds=len(v), said=v[0]["said"])
+		for k, v in runs.items()}
+	o = ["# The append-only log: appends against APM writes", "",
+		"`bench/run --aof%s` at %s, %s (kernel %s, %s round(s) each; %s). "
+		% (" --native" if any(k[3] != "none" for k in med) else "", env.get("rpma_commit", "?"),
+			env.get("date", "?"), env.get("kernel", "?"), env.get("rounds", "?"),
+			"in the Soft-RoCE VM" if env.get("where") == "vm" else "on " + env.get("device", "?")),
+		"Each run appends 4096 records (1024 at iodepth 1, `sync=1`) of the given size "
+		"to a log in DRAM (`filename=malloc`); `apm-write` and `gpspm-write` are "
+		"`librpma_apm_client` and `librpma_gpspm_client` writing the same bytes in order, "
+		"the yardsticks (ratios: to the APM write). Appends per second: the median "
+		"of the rounds (fio's IOPS; timings of a 2-core TCG guest, for ratios taken in "
+		"one run, not for absolute figures). Packets per append: rxe's sent packets "
+		"over the run, client and server on one device (each packet once), "
+		"connection set-up included (a few packets per run). Instructions per append: "
+		"the client's engine and librpma, from `bench/run --counts` (rows aof-*, 4 KiB "
+		"records; the GPSPM client's empty polls fitted out), in results/counts.md.", "",
+		"| kind | record | iodepth | native_ops | appends/s | vs APM write | packets per append "
+		"| vs APM write | engine + librpma instructions per append | vs APM write | the client used |",
+		"| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+	for bs in (64, 512, 4096):
+		for qd in (1, 16):
+			for native in ("none", "all"):
+				yard = med.get(("apm-write", bs, qd, native))
+				for kind in KINDS:
+					m = med.get((kind, bs, qd, native))
+					if not m:
+						continue
+					i = ins.get((kind, qd)) if bs == 4096 and native == "none" else None
+					mark = kind == "apm-write"
+					iy = ins.get(("apm-write", qd)) if i else None
+					o.append("| %s | %d B | %d | %s | %s | %s | %.2f | %s | %s | %s | %s |" % (
+						kind, bs, qd, native, counts.fmt(m["iops"]),
+						"1" if mark else ratio(m["iops"], yard and yard["iops"]),
+						m["packets"], "1" if mark else ratio(m["packets"], yard and yard["packets"]),
+						counts.fmt(i) if i else "-",
+						("1" if mark else ratio(i, iy)) if i else "-",
+						m["said"] if m["said"] != "-" else "no flush, no atomic write (the server persists)"))
+	target = []
+	for bs in (64, 512, 4096):
+		a, y = med.get(("aof-apm", bs, 16, "none")), med.get(("apm-write", bs, 16, "none"))
+		if a and y:
+			target.append("%d B: %.2f" % (bs, a["packets"] / y["packets"]))
+	gp = []
+	for bs in (64, 512, 4096):
+		for qd in (1, 16):
+			a, y = med.get(("aof-gpspm", bs, qd, "none")), med.get(("gpspm-write", bs, qd, "none"))
+			if a and y:
+				gp.append("%d B iodepth %d: %s and %s" % (bs, qd, ratio(a["iops"], y["iops"]),
+					ratio(a["packets"], y["packets"])))
+	o += ["", "Packets of an `aof_mode=apm` append over those of an APM write of the same "
+		"size, iodepth 16 (target: at most 1.25): " + (", ".join(target) or "not measured") + ".",
+		"", "`aof_mode=gpspm` appends over GPSPM writes, appends per second and packets: " +
+		("; ".join(gp) or "not measured") + "."]
+	if failed:
+		o += ["", "Failed runs (left out): " + ", ".join(failed) + "."]
+	with open(os.path.join(results, "aof.md"), "w") as f:
+		f.write("\n".join(o) + "\n")
+	print("\n".join(o))
+	return 1 if failed else 0
+
+
+if __name__ == "__main__":
+	sys.exit(main())
