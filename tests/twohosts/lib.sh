@@ -162,3 +162,59 @@ packets() {
 		for (i = 1; i < NF; i++) if ($i == "sent_pkts" || $i == "rcvd_pkts") n += $(i + 1)
 	} END { print n + 0 }'
 }
+
+# --- three guests: fio's client/server mode
+
+# fio_serve: fio's own server (fio --server) in this guest, for the fio
+# --client of the client guest, until D/end (or 30 minutes); D/ROLE.fio-server
+# once it listens. D/kill.ROLE asks for this guest's fio to be killed in the
+# middle of a run: every process of the server's but the one that listens
+# (the one that talks to the fio --client and the one that runs the jobs)
+# gets kill -9, as a fio killed by its user or the OOM killer;
+# D/kill.ROLE.done holds the time.
+fio_serve() {
+	local role=${TWOHOSTS_ROLE:?} pid end p
+	# a directory of its own: the jobs' files (their verify state) have
+	# the same names in every guest
+	mkdir -p "$D/$role.fio"
+	(cd "$D/$role.fio" && exec fio --server) >"$D/$role.fio-server.log" 2>&1 &
+	pid=$!
+	end=$((SECONDS + 60))
+	until ss -Hltn 'sport = :8765' | grep -q .; do
+		if ! kill -0 "$pid" 2>/dev/null || ((SECONDS >= end)); then
+			echo "fio_serve: fio --server did not listen on port 8765" >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+	touch "$D/$role.fio-server"
+	end=$((SECONDS + 1800))
+	while [[ ! -e "$D/end" ]] && ((SECONDS < end)) && kill -0 "$pid" 2>/dev/null; do
+		if [[ -e "$D/kill.$role" && ! -e "$D/kill.$role.done" ]]; then
+			for p in $(descendants "$pid"); do kill -9 "$p" 2>/dev/null; done
+			now >"$D/kill.$role.done"
+		fi
+		sleep 0.2
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	return 0
+}
+
+# descendants PID: the processes below PID, children first
+descendants() {
+	local c
+	for c in $(ps -o pid= --ppid "$1"); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+
+# fio_servers_up SECONDS ROLE...: true once each ROLE's fio --server listens
+fio_servers_up() {
+	local end=$((SECONDS + $1)) role
+	shift
+	for role in "$@"; do
+		[[ -e "$D/$role.fio-server" ]] || wait_file $((end - SECONDS)) "$D/$role.fio-server" || return 1
+	done
+}
