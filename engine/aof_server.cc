@@ -78,19 +78,38 @@ class AofServer final : public GpspmServer {
 	{
 		rpma_conn_private_data pdata{};
 		rpma_conn_req_get_private_data(req, &pdata);
-		const std::optional<AofMode> asked = decode_aof_request(pdata.ptr, pdata.len);
+		const std::optional<AofRequest> asked = decode_aof_request(pdata.ptr, pdata.len);
 		if (!asked)
 			refusal_ = "the client asks for an append-only log of a version or "
 				   "aof_mode this server does not know";
-		else if (*asked == AofMode::NONE)
+		else if (asked->mode == AofMode::NONE)
 			refusal_ = "the client is not librpma_aof_client (it asks for no "
 				   "append-only log)";
-		else if (*asked != mode_)
+		else if (asked->mode != mode_)
 			refusal_ = std::string("the client asks for aof_mode=") +
-				   aof_mode_name(*asked) +
+				   aof_mode_name(asked->mode) +
 				   ", this server serves aof_mode=" + aof_mode_name(mode_) +
 				   ": both ends must use the same";
+		else if (asked->appends)
+			start_log();
 		return GpspmServer::accepting(req);
+	}
+
+	// An appending client writes the log from its start. A pointer left by
+	// an earlier run (Device DAX, an FS DAX file) would cover its first
+	// records before they are persistent: a power cut then would leave a
+	// log whose pointer covers records half new, half old. So the pointer
+	// is zeroed and persisted before the connection, and with it any
+	// record, is accepted.
+	void start_log()
+	{
+		const uint64_t old = load_log_tail(mem_.base() + LOG_TAIL_OFFSET);
+		store_log_tail(mem_.base() + LOG_TAIL_OFFSET, 0);
+		mem_.persist(LOG_TAIL_OFFSET, sizeof(uint64_t));
+		if (old)
+			note("%s[%u]: an appending client: the log starts anew (its tail pointer "
+			     "was at %llu bytes)\n",
+			     td_->io_ops->name, td_->thread_number, ull(old));
 	}
 
 	Result serve() override

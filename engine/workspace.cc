@@ -108,23 +108,27 @@ std::optional<Workspace> decode_workspace(const void *data, size_t len)
 	return ws;
 }
 
-std::array<uint8_t, AOF_REQUEST_SIZE> encode_aof_request(AofMode mode)
+// byte 6 of a request: its flags
+constexpr uint8_t AOF_APPENDS = 1;
+
+std::array<uint8_t, AOF_REQUEST_SIZE> encode_aof_request(AofRequest r)
 {
 	std::array<uint8_t, AOF_REQUEST_SIZE> req{};
 	std::copy(std::begin(AOF_MAGIC), std::end(AOF_MAGIC), req.begin());
 	req[4] = AOF_VERSION;
-	req[5] = static_cast<uint8_t>(mode);
+	req[5] = static_cast<uint8_t>(r.mode);
+	req[6] = r.appends ? AOF_APPENDS : 0;
 	return req;
 }
 
-std::optional<AofMode> decode_aof_request(const void *data, size_t len)
+std::optional<AofRequest> decode_aof_request(const void *data, size_t len)
 {
 	auto bytes = static_cast<const uint8_t *>(data);
 	if (!data || !has_aof_magic(bytes, len))
-		return AofMode::NONE;
+		return AofRequest{};
 	if (len < AOF_REQUEST_SIZE || bytes[4] != AOF_VERSION || !known_mode(bytes[5]))
 		return std::nullopt;
-	return static_cast<AofMode>(bytes[5]);
+	return AofRequest{static_cast<AofMode>(bytes[5]), (bytes[6] & AOF_APPENDS) != 0};
 }
 
 }

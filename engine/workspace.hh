@@ -72,11 +72,19 @@ encode_aof_workspace(AofMode mode, uint16_t max_msg_num, bool dwtp, uint32_t log
 // and IB deliver the accept's private data zero-padded to 196 bytes.
 std::optional<Workspace> decode_workspace(const void *data, size_t len);
 
-std::array<uint8_t, AOF_REQUEST_SIZE> encode_aof_request(AofMode mode);
-// NONE when the request carries no append-only-log request (an APM or
+// What an append-only-log client asks for when it connects: its method,
+// and whether its job appends (a new log from the start) or only reads.
+struct AofRequest {
+	AofMode mode = AofMode::NONE;
+	bool appends = false;
+	bool operator==(const AofRequest &) const = default;
+};
+
+std::array<uint8_t, AOF_REQUEST_SIZE> encode_aof_request(AofRequest req);
+// mode NONE when the request carries no append-only-log request (an APM or
 // GPSPM client: none at all); nullopt when it is one of a version or a
 // mode this side does not know.
-std::optional<AofMode> decode_aof_request(const void *data, size_t len);
+std::optional<AofRequest> decode_aof_request(const void *data, size_t len);
 
 }
 

@@ -62,9 +62,33 @@ aof_writes() {
 		"--rw=write --bsrange=512-8k --iodepth=16 --size=4m --verify=crc32c" 4194304
 }
 
+# aof_new_log: a log that a run left on Device DAX, appended to anew: the
+# server zeroes its tail pointer before it accepts the appending client
+# (else a power cut before the first group's update would leave the old
+# pointer covering new records), says so, and checks the new run's; a
+# reading run after it keeps the log and its pointer
+aof_new_log() {
+	local name=aof-new-log server
+	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
+		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
+		return
+	fi
+	server="--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --size=2m"
+	aof_append "$name-first" apm "$server" "--rw=write --bs=4k --size=128k" 131072 || return
+	aof_append "$name" apm "$server" "--rw=write --bs=4k --size=64k --verify=crc32c" 65536 ||
+		return
+	has server "an appending client: the log starts anew (its tail pointer was at 131072 bytes)"
+	expect $? "$name-starts-anew" "the server did not zero the earlier run's pointer (131072)"
+	run_pair "$name-read" aof "--aof_mode=apm $server" "--aof_mode=apm --rw=read --bs=4k --size=64k" ||
+		return
+	has server "the client appended nothing; the log holds 65536 bytes" && ! has server "starts anew"
+	expect $? "$name-read-keeps" "a reading run did not leave the log at 65536 bytes"
+}
+
 aof_cases() {
 	aof_writes apm
 	aof_writes gpspm
+	aof_new_log
 	aof_refused aof-mode-mismatch aof --aof_mode=gpspm aof --aof_mode=apm \
 		"serves aof_mode=gpspm, this job has aof_mode=apm" \
 		"the client asks for aof_mode=apm, this server serves aof_mode=gpspm"

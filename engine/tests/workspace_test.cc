@@ -107,26 +107,29 @@ public:
 	void aof_request_round_trip()
 	{
 		for (AofMode m : {AofMode::APM, AofMode::GPSPM}) {
-			auto req = rpma_fio::encode_aof_request(m);
-			// RoCE pads a connection request's private data to 56 bytes
-			std::vector<uint8_t> padded(req.begin(), req.end());
-			padded.resize(56, 0);
-			auto d = decode_aof_request(padded.data(), padded.size());
-			CPPUNIT_ASSERT(d && *d == m);
+			for (bool appends : {false, true}) {
+				auto req = rpma_fio::encode_aof_request({m, appends});
+				// RoCE pads a connection request's private data to 56 bytes
+				std::vector<uint8_t> padded(req.begin(), req.end());
+				padded.resize(56, 0);
+				auto d = decode_aof_request(padded.data(), padded.size());
+				CPPUNIT_ASSERT(d && d->mode == m && d->appends == appends);
+			}
 		}
 	}
 
 	// an APM or GPSPM client sends none, which arrives as zeros
 	void no_request_is_none()
 	{
-		CPPUNIT_ASSERT(decode_aof_request(nullptr, 0) == AofMode::NONE);
+		CPPUNIT_ASSERT(decode_aof_request(nullptr, 0) == rpma_fio::AofRequest{});
 		std::vector<uint8_t> zeros(56, 0);
-		CPPUNIT_ASSERT(decode_aof_request(zeros.data(), zeros.size()) == AofMode::NONE);
+		CPPUNIT_ASSERT(decode_aof_request(zeros.data(), zeros.size()) ==
+			       rpma_fio::AofRequest{});
 	}
 
 	void request_of_unknown_version_or_mode_is_refused()
 	{
-		auto req = rpma_fio::encode_aof_request(AofMode::APM);
+		auto req = rpma_fio::encode_aof_request({AofMode::APM, true});
 		auto bad = req;
 		bad[4] = 9;
 		CPPUNIT_ASSERT(!decode_aof_request(bad.data(), bad.size()));
