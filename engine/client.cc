@@ -116,8 +116,8 @@ Result Client::connect()
 	rpma_conn_cfg_set_cq_size(cfg, q.cq);
 
 	// an append-only-log client says which method it wants
-	std::array<uint8_t, AOF_REQUEST_SIZE> aof_request =
-		encode_aof_request({aof_mode(), td_write(td_)});
+	std::array<uint8_t, AOF_REQUEST_SIZE> aof_request = encode_aof_request(
+		{aof_mode(), td_write(td_)});
 	rpma_conn_private_data request{};
 	if (aof_mode() != AofMode::NONE)
 		request = {aof_request.data(), static_cast<uint8_t>(aof_request.size())};
@@ -600,7 +600,7 @@ std::string Client::native_ops_suspect() const
 	int used = 0, device = 0;
 	if (persistence_without_flush() || rpma_peer_get_native_ops(peer_, &used, &device) || !used)
 		return {};
-	const char *verbs = used == RPMA_NATIVE_OP_FLUSH	      ? "flushes"
+	const char *verbs = used == RPMA_NATIVE_OP_FLUSH          ? "flushes"
 			    : used == RPMA_NATIVE_OP_ATOMIC_WRITE ? "atomic writes"
 								  : "flushes and atomic writes";
 	return std::string(", or its device does not execute the native ") + verbs +
