@@ -107,7 +107,7 @@ def main():
 		"over the run, client and server on one device (each packet once), "
 		"connection set-up included (a few packets per run). Instructions per append: "
 		"the client's engine and librpma, from `bench/run --counts` (rows aof-*, 4 KiB "
-		"records; the GPSPM client's empty polls fitted out), in results/counts.md.", "",
+		"records; the GPSPM client's empty polls fitted out), in counts.md.", "",
 		"| kind | record | iodepth | native_ops | appends/s | vs APM write | packets per append "
 		"| vs APM write | engine + librpma instructions per append | vs APM write | the client used |",
 		"| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
