@@ -117,7 +117,7 @@ Result Client::connect()
 
 	// an append-only-log client says which method it wants
 	std::array<uint8_t, AOF_REQUEST_SIZE> aof_request = encode_aof_request(
-		{aof_mode(), td_write(td_)});
+		{aof_mode(), td_write(td_) != 0});
 	rpma_conn_private_data request{};
 	if (aof_mode() != AofMode::NONE)
 		request = {aof_request.data(), static_cast<uint8_t>(aof_request.size())};
