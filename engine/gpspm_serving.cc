@@ -179,27 +179,31 @@ Result GpspmServer::wait(int timeout_ms, bool *quiet)
 	*quiet = poll(fds, timeout_ms ? 2 : 1, timeout_ms) <= 0;
 	if (*quiet)
 		return Result::DONE;
-	if (fds[0].revents) {
-		rpma_conn_event ev;
-		int ret = rpma_conn_next_event(conn_, &ev);
-		if (ret)
-			return rpma_failed(td_, "rpma_conn_next_event", ret);
-		// The end-of-run request may still wait in the queue, behind
-		// any number of completions (a server descheduled while its
-		// client took the last answers and ended): all of them first.
-		// The client is gone: the queue does not fill again.
-		Result polled;
-		while ((polled = poll_cq()) == Result::DONE)
-			if (failed(handle_requests()))
-				return Result::FAILED;
-		if (failed(polled))
-			return Result::FAILED;
-		return connection_ended(ev, ended_);
-	}
+	if (fds[0].revents)
+		return connection_event();
 	int ret = rpma_cq_wait(cq_); // acks the event and re-arms
 	if (ret && ret != RPMA_E_NO_COMPLETION)
 		return rpma_failed(td_, "rpma_cq_wait", ret);
 	return Result::DONE;
+}
+
+Result GpspmServer::connection_event()
+{
+	rpma_conn_event ev;
+	int ret = rpma_conn_next_event(conn_, &ev);
+	if (ret)
+		return rpma_failed(td_, "rpma_conn_next_event", ret);
+	// The end-of-run request may still wait in the queue, behind any
+	// number of completions (a server descheduled while its client took
+	// the last answers and ended): all of them first. The client is
+	// gone: the queue does not fill again.
+	Result polled;
+	while ((polled = poll_cq()) == Result::DONE)
+		if (failed(handle_requests()))
+			return Result::FAILED;
+	if (failed(polled))
+		return Result::FAILED;
+	return connection_ended(ev, ended_);
 }
 
 }

@@ -6,6 +6,7 @@
 #ifndef RPMA_ENGINE_GPSPM_SERVING_HH
 #define RPMA_ENGINE_GPSPM_SERVING_HH
 
+#include "compiler.hh"
 #include "gpspm_msg.hh"
 #include "ring.hh"
 #include "server.hh"
@@ -54,7 +55,10 @@ private:
 	Result answer(const FlushRequest &req, size_t k);
 	// Sleeps until a completion or a connection event (the completion
 	// channel is watched only when not busy polling); *quiet: neither came.
-	Result wait(int timeout_ms, bool *quiet);
+	RPMA_INLINE Result wait(int timeout_ms, bool *quiet);
+	// The connection's event came: the requests still queued, then the
+	// event's verdict (out of wait(), which runs twice per request).
+	Result connection_event();
 
 	std::vector<char> msgs_;
 	rpma_mr_local *msg_mr_ = nullptr;
