@@ -19,12 +19,14 @@
 #include "conn_events.hh"
 #include "fio.hh"
 #include "gpspm_msg.hh"
+#include "report.hh"
 #include "result.hh"
 #include "ring.hh"
 
 #include <infiniband/verbs.h>
 #include <librpma.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -90,6 +92,64 @@ private:
 	std::vector<bool> send_busy_;
 	Ring<uint64_t> unanswered_; // the op_contexts of the requests, oldest first
 };
+
+// On every request and response: defined here, where the engines' own
+// hooks can take them in.
+
+inline Result FlushRequests::post_recv(size_t k)
+{
+	int ret = rpma_recv(conn_, mr_, recv_off(k), MSG_ROOM, reinterpret_cast<const void *>(k));
+	return ret ? rpma_failed(td_, "rpma_recv", ret) : Result::DONE;
+}
+
+inline std::optional<size_t> FlushRequests::free_send_slot() const
+{
+	for (size_t k = 0; k < slots_; k++)
+		if (!send_busy_[k])
+			return k;
+	return std::nullopt;
+}
+
+inline Result FlushRequests::send(const FlushRequest &req, size_t k)
+{
+	size_t len = pack_request(req, &msgs_[send_off(k)], MSG_ROOM);
+	int ret = rpma_send(conn_, mr_, send_off(k), len, RPMA_F_COMPLETION_ALWAYS,
+			    reinterpret_cast<const void *>(k));
+	if (ret)
+		return rpma_failed(td_, "rpma_send", ret);
+	send_busy_[k] = true;
+	return Result::DONE;
+}
+
+inline Result FlushRequests::post(const FlushRequest &req)
+{
+	const std::optional<size_t> k = free_send_slot();
+	if (unanswered_.full() || !k)
+		return Result::RETRY;
+	if (Result r = send(req, *k); r != Result::DONE)
+		return r;
+	(void)unanswered_.push(req.op_context); // not full: checked above
+	return Result::DONE;
+}
+
+inline Result FlushRequests::completion(const ibv_wc &wc, uint64_t *token)
+{
+	if (wc.opcode == IBV_WC_SEND) {
+		send_busy_[wc.wr_id] = false;
+		return Result::DONE;
+	}
+	size_t k = wc.wr_id;
+	std::optional<uint64_t> ctx = unpack_response(&msgs_[recv_off(k)], wc.byte_len);
+	if (!ctx) {
+		report(td_, "cannot unpack the flush response (%u bytes)", wc.byte_len);
+		return job_failed(td_, EPROTO, "flush response");
+	}
+	if (unanswered_.empty() || *ctx != unanswered_.front()) [[unlikely]]
+		return unexpected(*ctx);
+	unanswered_.pop();
+	*token = *ctx;
+	return post_recv(k);
+}
 
 }
 
