@@ -21,7 +21,7 @@ public:
 
 private:
 	rpma_flush_type type_ = RPMA_FLUSH_TYPE_VISIBILITY;
-	FlushRequests notice_; // the end-of-run notice's message
+	FlushRequests notice_;      // the end-of-run notice's message
 	bool notice_taken_ = false; // the server posted a receive for it
 
 	// a flush is an RDMA read: it orders every write posted before it
