@@ -58,9 +58,10 @@ class AofServer final : public GpspmServer {
 		return Server::open(f);
 	}
 
-	Result workspace_of(rpma_mr_local *mr, std::vector<uint8_t> *ws) override
+	Result workspace_of(rpma_mr_local *mr, uint16_t max_msg_num,
+			    std::vector<uint8_t> *ws) override
 	{
-		auto encoded = encode_aof_workspace(mode_, msg_slots(),
+		auto encoded = encode_aof_workspace(mode_, max_msg_num,
 						    options_of(td_).direct_write_to_pmem,
 						    LOG_OFFSET, descriptor_of(mr));
 		if (!encoded) {

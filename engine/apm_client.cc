@@ -4,6 +4,7 @@
 // rpma_flush after the writes: no software runs on the server meanwhile.
 #include "apm_flush.hh"
 #include "client_ops.hh"
+#include "flush_requests.hh"
 #include "report.hh"
 
 #include <cerrno>
@@ -12,7 +13,16 @@ namespace rpma_fio {
 namespace {
 
 class ApmClient final : public Client {
+public:
+	~ApmClient() override
+	{
+		drop_connection(); // before the notice's memory
+	}
+
+private:
 	rpma_flush_type type_ = RPMA_FLUSH_TYPE_VISIBILITY;
+	FlushRequests notice_;      // the end-of-run notice's message
+	bool notice_taken_ = false; // the server posted a receive for it
 
 	// a flush is an RDMA read: it orders every write posted before it
 	InFlight::Merge flush_merge() const override { return InFlight::Merge::ANY; }
@@ -24,9 +34,20 @@ class ApmClient final : public Client {
 		return {sq, 1, sq};
 	}
 
+	bool sends_end_notice() const override { return true; }
+
+	// A server that posted a receive for the end-of-run notice (ours)
+	// can tell a finished client from a killed one; an old server posts
+	// none and gets no notice.
 	Result connected(const Workspace &ws) override
 	{
-		return apm_flush_type(td_, conn_, remote_, ws, "librpma_gpspm_*", &type_);
+		if (Result r = apm_flush_type(td_, conn_, remote_, ws, "librpma_gpspm_*", &type_);
+		    r != Result::DONE)
+			return r;
+		if (ws.max_msg_num == 0)
+			return Result::DONE;
+		notice_taken_ = true;
+		return notice_.setup(td_, peer_, conn_, 1);
 	}
 
 	Result post_flush(const Flush &f) override
@@ -37,10 +58,18 @@ class ApmClient final : public Client {
 		return ret ? rpma_failed(td_, "rpma_flush", ret) : Result::DONE;
 	}
 
-	Result message_completion(const ibv_wc &wc, uint64_t *) override
+	Result message_completion(const ibv_wc &wc, uint64_t *token) override
 	{
+		if (notice_taken_)
+			return notice_.completion(wc, token);
 		report(td_, "unexpected completion (opcode %d)", wc.opcode);
 		return job_failed(td_, EPROTO, "completion");
+	}
+
+	void finish() override
+	{
+		if (notice_taken_)
+			notice_.finish({0, 0, 0}, [this] { return poll_batch(); });
 	}
 };
 

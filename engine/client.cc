@@ -115,12 +115,16 @@ Result Client::connect()
 	rpma_conn_cfg_set_rq_size(cfg, q.rq);
 	rpma_conn_cfg_set_cq_size(cfg, q.cq);
 
-	// an append-only-log client says which method it wants
-	std::array<uint8_t, AOF_REQUEST_SIZE> aof_request = encode_aof_request(
-		{aof_mode(), td_write(td_) != 0});
-	rpma_conn_private_data request{};
+	// an append-only-log client says which method it wants; an APM
+	// client, that it will say when its run ended
+	std::array<uint8_t, CONN_REQUEST_SIZE> ask{};
 	if (aof_mode() != AofMode::NONE)
-		request = {aof_request.data(), static_cast<uint8_t>(aof_request.size())};
+		ask = encode_aof_request({aof_mode(), td_write(td_) != 0});
+	else if (sends_end_notice())
+		ask = encode_end_notice_request();
+	rpma_conn_private_data request{};
+	if (aof_mode() != AofMode::NONE || sends_end_notice())
+		request = {ask.data(), static_cast<uint8_t>(ask.size())};
 
 	const auto start = Clock::now();
 	const auto deadline = start + std::chrono::seconds(o.connect_timeout);

@@ -68,6 +68,9 @@ protected:
 	// connection request, and requires of it (NONE: a server of the APM
 	// or GPSPM engines).
 	virtual AofMode aof_mode() const { return AofMode::NONE; }
+	// Whether the connection request promises the end-of-run notice
+	// (workspace.hh), which finish() sends if the server can take it.
+	virtual bool sends_end_notice() const { return false; }
 	// What the flavour asks of the connection, for a job of iodepth io_us.
 	virtual QueueSizes queue_sizes(unsigned iodepth) const = 0;
 	// Which writes may share one flush.

@@ -135,7 +135,7 @@ private:
 							  : Result::DONE;
 	}
 
-	bool ended_run(const Peer &p) const override { return c_[index_of(p)].ended; }
+	bool ended_run(Peer &p) override { return c_[index_of(p)].ended; }
 	uint64_t signs_of(const Peer &p) const override { return c_[index_of(p)].requests; }
 
 	void dropped(Peer &p) override

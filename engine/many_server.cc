@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "many_server.hh"
+#include "end_notice.hh"
 #include "options.hh"
 #include "peer_addr.hh"
 #include "report.hh"
@@ -41,15 +42,12 @@ Result ManyServer::open(fio_file *f)
 	// Peer and its probe are found by address (wr_id): the vectors never
 	// grow after this
 	peers_.resize(n);
-	workspaces_.resize(n);
 	fds_.reserve(2 * n + 2);
 	fd_owner_.reserve(n);
 	by_qp_.reserve(n);
 	for (size_t k = 0; k < n; k++) {
 		Peer &p = peers_[k];
 		if (Result r = register_memory(k * size, size, &p.mr); r != Result::DONE)
-			return r;
-		if (Result r = workspace_of(p.mr, &workspaces_[k]); r != Result::DONE)
 			return r;
 	}
 
@@ -83,13 +81,18 @@ Result ManyServer::accept_one()
 		return r == Result::RETRY ? Result::DONE : r;
 	const size_t k = accepted_++;
 	Peer &p = peers_[k];
+	std::vector<uint8_t> ws;
+	if ((r = taking(k, req)) != Result::DONE ||
+	    (r = workspace_of(p.mr, receives_of(k), &ws)) != Result::DONE) {
+		rpma_conn_req_delete(&req);
+		return r;
+	}
 	char name[96];
 	std::snprintf(name, sizeof(name), "client %zu of %u at %s:%s", k + 1, clients(),
 		      options_of(td_).serverip, port_.c_str());
 	p.name = name;
 	p.since = Clock::now();
-	rpma_conn_private_data pdata{workspaces_[k].data(),
-				     static_cast<uint8_t>(workspaces_[k].size())};
+	rpma_conn_private_data pdata{ws.data(), static_cast<uint8_t>(ws.size())};
 	int ret = rpma_conn_req_connect(&req, &pdata, &p.conn);
 	if (accepted_ == peers_.size())
 		stop_listening(); // nobody else may connect to this port
@@ -386,8 +389,41 @@ void ManyServer::goodbye()
 namespace {
 
 // APM: the clients write and flush by themselves; the thread only accepts
-// and watches.
-class ApmMany final : public ManyServer {};
+// and watches, and takes the end-of-run notices (end_notice.hh).
+class ApmMany final : public ManyServer {
+public:
+	~ApmMany() override
+	{
+		close_all(); // before the notices' receive buffers
+	}
+
+private:
+	std::unique_ptr<EndNotice[]> notices_; // client k's: notices_[k]
+
+	Result taking(size_t k, rpma_conn_req *req) override
+	{
+		if (!notices_)
+			notices_ = std::make_unique<EndNotice[]>(clients());
+		return notices_[k].expect(td_, peer_, req);
+	}
+
+	uint16_t receives_of(size_t k) const override { return notices_[k].receives(); }
+
+	Result sent(Peer &p, const ibv_wc &wc) override
+	{
+		if (!notices_[index_of(p)].take(wc))
+			lose(p, EPROTO, "sent what an APM client does not (opcode %d)", wc.opcode);
+		return Result::DONE;
+	}
+
+	bool ended_run(Peer &p) override
+	{
+		EndNotice &notice = notices_[index_of(p)];
+		if (p.cq)
+			notice.drain(p.cq);
+		return notice.run_ended();
+	}
+};
 
 }
 

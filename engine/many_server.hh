@@ -64,7 +64,7 @@ protected:
 	// none, FAILED (the whole job).
 	virtual Result work() { return Result::RETRY; }
 	// Whether a disconnect of p now ends its run as it should.
-	virtual bool ended_run(const Peer &) const { return true; }
+	virtual bool ended_run(Peer &) { return true; }
 	// The signs of life p has given (what it has sent; 0: it sends nothing).
 	virtual uint64_t signs_of(const Peer &) const { return 0; }
 	// A completion of p's queue other than the probe's: DONE (p may be
@@ -73,6 +73,11 @@ protected:
 	// Before client k's connection request is taken (its queues are made
 	// from configure()).
 	virtual Result before_accept(size_t) { return Result::DONE; }
+	// Client k's connection request came: the last moment to post
+	// receives for it. DONE, or FAILED (the whole job).
+	virtual Result taking(size_t, rpma_conn_req *) { return Result::DONE; }
+	// The receives posted for client k (its workspace's max_msg_num).
+	virtual uint16_t receives_of(size_t) const { return msg_slots(); }
 	// p ended, or failed: forget what the flavour keeps for it.
 	virtual void dropped(Peer &) {}
 	// A file descriptor of the flavour's to wait on, or -1; and what to
@@ -105,7 +110,6 @@ private:
 	bool finished() const;
 
 	std::vector<Peer> peers_;
-	std::vector<std::vector<uint8_t>> workspaces_;
 	std::unordered_map<uint32_t, size_t> by_qp_;
 	std::vector<pollfd> fds_;
 	std::vector<size_t> fd_owner_; // the client of each pair of fds_

@@ -151,10 +151,10 @@ std::vector<uint8_t> Server::descriptor_of(rpma_mr_local *mr)
 	return desc;
 }
 
-Result Server::workspace_of(rpma_mr_local *mr, std::vector<uint8_t> *ws)
+Result Server::workspace_of(rpma_mr_local *mr, uint16_t max_msg_num, std::vector<uint8_t> *ws)
 {
 	const std::vector<uint8_t> desc = descriptor_of(mr);
-	auto encoded = encode_workspace(msg_slots(), options_of(td_).direct_write_to_pmem, desc);
+	auto encoded = encode_workspace(max_msg_num, options_of(td_).direct_write_to_pmem, desc);
 	if (!encoded) {
 		report(td_,
 		       "the memory descriptor (%zu bytes) does not fit the "
@@ -187,9 +187,6 @@ Result Server::accept()
 {
 	const Options &o = options_of(td_);
 	const std::string port = job_port(td_);
-	std::vector<uint8_t> ws;
-	if (Result r = workspace_of(mr_, &ws); r != Result::DONE)
-		return r;
 	rpma_ep *ep;
 	if (Result r = listen(port, &ep); r != Result::DONE)
 		return r;
@@ -198,7 +195,7 @@ Result Server::accept()
 
 	Result r = wait_for_client(ep);
 	if (r == Result::DONE)
-		r = connect_client(ep, ws);
+		r = connect_client(ep);
 	// one connection per job: nobody else may connect to this port
 	rpma_ep_shutdown(&ep);
 	if (r != Result::DONE)
@@ -249,7 +246,7 @@ Result Server::next_request(rpma_ep *ep, rpma_conn_req **req)
 	return ret ? rpma_failed(td_, "rpma_ep_next_conn_req", ret) : Result::DONE;
 }
 
-Result Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
+Result Server::connect_client(rpma_ep *ep)
 {
 	rpma_conn_req *req;
 	Result r = next_request(ep, &req);
@@ -258,7 +255,9 @@ Result Server::connect_client(rpma_ep *ep, std::span<const uint8_t> ws)
 		return rpma_failed(td_, "rpma_ep_next_conn_req", RPMA_E_NO_EVENT);
 	if (r != Result::DONE)
 		return r;
-	if (r = accepting(req); r != Result::DONE) {
+	std::vector<uint8_t> ws;
+	if ((r = accepting(req)) != Result::DONE ||
+	    (r = workspace_of(mr_, msg_slots(), &ws)) != Result::DONE) {
 		rpma_conn_req_delete(&req);
 		return r;
 	}
@@ -333,20 +332,6 @@ Result Server::probe_done(const ibv_wc &wc, bool end_expected)
 	if (r == Result::DONE)
 		return connection_ended(ev, end_expected);
 	return r == Result::RETRY ? client_stopped(ibv_wc_status_str(wc.status)) : r;
-}
-
-Result Server::poll_probe(rpma_cq *cq, bool end_expected)
-{
-	if (!probe_.in_flight())
-		return Result::DONE;
-	ibv_wc wc{};
-	int got = 0;
-	int ret = rpma_cq_get_wc(cq, 1, &wc, &got);
-	if (ret == RPMA_E_NO_COMPLETION)
-		return Result::DONE;
-	if (ret)
-		return rpma_failed(td_, "rpma_cq_get_wc", ret);
-	return probe_done(wc, end_expected);
 }
 
 Result Server::client_stopped(const char *why)

@@ -25,7 +25,6 @@
 #include <array>
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -91,8 +90,9 @@ protected:
 	// Registers [offset, +len) of mem_ for a client's remote access.
 	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
 	// The workspace that describes mr to a client (the accept's private
-	// data).
-	virtual Result workspace_of(rpma_mr_local *mr, std::vector<uint8_t> *ws);
+	// data), with max_msg_num receives posted for it.
+	virtual Result workspace_of(rpma_mr_local *mr, uint16_t max_msg_num,
+				    std::vector<uint8_t> *ws);
 	// mr's descriptor, for a workspace
 	static std::vector<uint8_t> descriptor_of(rpma_mr_local *mr);
 	// Listens on serverip:port, saying why it cannot.
@@ -101,7 +101,8 @@ protected:
 	// DONE, RETRY if none came after all, or FAILED.
 	Result next_request(rpma_ep *ep, rpma_conn_req **req);
 
-	// Receives the flavour posts before accepting (max_msg_num).
+	// Receives the flavour posts before accepting (max_msg_num); for a
+	// request it promises so, once accepting() has taken the request.
 	virtual uint16_t msg_slots() const { return 0; }
 	// Queues of the connection; called before the connection exists.
 	virtual void configure(rpma_conn_cfg *) {}
@@ -132,9 +133,6 @@ protected:
 	// (connection_ended() with end_expected).
 	bool is_probe(const ibv_wc &wc) const;
 	Result probe_done(const ibv_wc &wc, bool end_expected);
-	// For a flavour that takes no completions by itself: takes the
-	// probe's from cq if it has come; as probe_done().
-	Result poll_probe(rpma_cq *cq, bool end_expected);
 
 	thread_data *td_ = nullptr;
 	rpma_peer *peer_ = nullptr;
@@ -149,7 +147,7 @@ protected:
 private:
 	Result accept();
 	Result wait_for_client(rpma_ep *ep);
-	Result connect_client(rpma_ep *ep, std::span<const uint8_t> ws);
+	Result connect_client(rpma_ep *ep);
 
 	rpma_mr_local *mr_ = nullptr;
 	bool served_ = false;

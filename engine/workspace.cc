@@ -12,6 +12,9 @@ constexpr size_t AOF_DESC_OFFSET = 16;
 constexpr size_t MR_DESC_MIN = 21; // librpma's memory region descriptor
 constexpr uint8_t AOF_MAGIC[4] = {'A', 'O', 'F', 0};
 constexpr uint8_t AOF_VERSION = 1;
+constexpr uint8_t APM_MAGIC[4] = {'A', 'P', 'M', 0};
+constexpr uint8_t APM_VERSION = 1;
+constexpr uint8_t APM_END_NOTICE = 1; // byte 5 of its request: its flags
 
 bool known_mode(uint8_t m)
 {
@@ -111,9 +114,9 @@ std::optional<Workspace> decode_workspace(const void *data, size_t len)
 // byte 6 of a request: its flags
 constexpr uint8_t AOF_APPENDS = 1;
 
-std::array<uint8_t, AOF_REQUEST_SIZE> encode_aof_request(AofRequest r)
+std::array<uint8_t, CONN_REQUEST_SIZE> encode_aof_request(AofRequest r)
 {
-	std::array<uint8_t, AOF_REQUEST_SIZE> req{};
+	std::array<uint8_t, CONN_REQUEST_SIZE> req{};
 	std::copy(std::begin(AOF_MAGIC), std::end(AOF_MAGIC), req.begin());
 	req[4] = AOF_VERSION;
 	req[5] = static_cast<uint8_t>(r.mode);
@@ -126,9 +129,26 @@ std::optional<AofRequest> decode_aof_request(const void *data, size_t len)
 	auto bytes = static_cast<const uint8_t *>(data);
 	if (!data || !has_aof_magic(bytes, len))
 		return AofRequest{};
-	if (len < AOF_REQUEST_SIZE || bytes[4] != AOF_VERSION || !known_mode(bytes[5]))
+	if (len < CONN_REQUEST_SIZE || bytes[4] != AOF_VERSION || !known_mode(bytes[5]))
 		return std::nullopt;
 	return AofRequest{static_cast<AofMode>(bytes[5]), (bytes[6] & AOF_APPENDS) != 0};
+}
+
+std::array<uint8_t, CONN_REQUEST_SIZE> encode_end_notice_request()
+{
+	std::array<uint8_t, CONN_REQUEST_SIZE> req{};
+	std::copy(std::begin(APM_MAGIC), std::end(APM_MAGIC), req.begin());
+	req[4] = APM_VERSION;
+	req[5] = APM_END_NOTICE;
+	return req;
+}
+
+bool promises_end_notice(const void *data, size_t len)
+{
+	auto bytes = static_cast<const uint8_t *>(data);
+	return data && len >= CONN_REQUEST_SIZE &&
+	       std::memcmp(bytes, APM_MAGIC, sizeof(APM_MAGIC)) == 0 && bytes[4] == APM_VERSION &&
+	       (bytes[5] & APM_END_NOTICE) != 0;
 }
 
 }

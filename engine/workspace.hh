@@ -27,7 +27,13 @@
 //  16  24 B    the descriptor, zero padded
 //
 // An append-only-log client's connection request, 8 bytes: "AOF\0", the
-// version (1), its aof_mode, two zero bytes.
+// version (1), its aof_mode, its flags (bit 0: it appends), a zero byte.
+//
+// An APM client's (librpma_apm_client), 8 bytes: "APM\0", the version (1),
+// its flags (bit 0: it sends the end-of-run notice, an all-zero GPSPM
+// flush request, once its run ended well, if the server posted a receive
+// for it: max_msg_num 1), two zero bytes. A client that sends no request
+// (the old engines, a GPSPM client) promises no notice.
 #ifndef RPMA_ENGINE_WORKSPACE_HH
 #define RPMA_ENGINE_WORKSPACE_HH
 
@@ -43,7 +49,7 @@ namespace rpma_fio {
 constexpr size_t WORKSPACE_SIZE = 28;
 constexpr size_t AOF_WORKSPACE_SIZE = 40;
 constexpr size_t WORKSPACE_DESC_MAX = 24;
-constexpr size_t AOF_REQUEST_SIZE = 8;
+constexpr size_t CONN_REQUEST_SIZE = 8; // a client's connection request (either)
 
 // The append-only log's method (aof_mode=), the same on both ends of a
 // librpma_aof_* connection; NONE: an APM or GPSPM connection.
@@ -72,6 +78,12 @@ encode_aof_workspace(AofMode mode, uint16_t max_msg_num, bool dwtp, uint32_t log
 // and IB deliver the accept's private data zero-padded to 196 bytes.
 std::optional<Workspace> decode_workspace(const void *data, size_t len);
 
+// The APM client's request: it will send the end-of-run notice.
+std::array<uint8_t, CONN_REQUEST_SIZE> encode_end_notice_request();
+// Whether a connection request's private data promises the end-of-run
+// notice (a request of an unknown version promises nothing).
+bool promises_end_notice(const void *data, size_t len);
+
 // What an append-only-log client asks for when it connects: its method,
 // and whether its job appends (a new log from the start) or only reads.
 struct AofRequest {
@@ -80,7 +92,7 @@ struct AofRequest {
 	bool operator==(const AofRequest &) const = default;
 };
 
-std::array<uint8_t, AOF_REQUEST_SIZE> encode_aof_request(AofRequest req);
+std::array<uint8_t, CONN_REQUEST_SIZE> encode_aof_request(AofRequest req);
 // mode NONE when the request carries no append-only-log request (an APM or
 // GPSPM client: none at all); nullopt when it is one of a version or a
 // mode this side does not know.

@@ -154,6 +154,7 @@ many_cases() {
 	many_case apm 1
 	many_case gpspm 1
 	many_case gpspm 0
+	many_lost_client apm
 	many_lost_client gpspm
 	many_memory
 	many_too_few

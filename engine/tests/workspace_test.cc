@@ -28,6 +28,7 @@ class WorkspaceTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(aof_request_round_trip);
 	CPPUNIT_TEST(no_request_is_none);
 	CPPUNIT_TEST(request_of_unknown_version_or_mode_is_refused);
+	CPPUNIT_TEST(end_notice_request_is_told_from_the_others);
 	CPPUNIT_TEST_SUITE_END();
 
 public:
@@ -137,6 +138,31 @@ public:
 		bad[5] = 0;
 		CPPUNIT_ASSERT(!decode_aof_request(bad.data(), bad.size()));
 		CPPUNIT_ASSERT(!decode_aof_request(req.data(), 5)); // cut short
+	}
+
+	// Only the APM client's request promises the notice: the server of an
+	// old client, or of an AOF one, must not wait for one.
+	void end_notice_request_is_told_from_the_others()
+	{
+		auto req = rpma_fio::encode_end_notice_request();
+		std::vector<uint8_t> padded(req.begin(), req.end());
+		padded.resize(56, 0);
+		CPPUNIT_ASSERT(rpma_fio::promises_end_notice(padded.data(), padded.size()));
+		// not an append-only-log request either
+		CPPUNIT_ASSERT(decode_aof_request(padded.data(), padded.size()) ==
+			       rpma_fio::AofRequest{});
+		CPPUNIT_ASSERT(!rpma_fio::promises_end_notice(nullptr, 0));
+		std::vector<uint8_t> zeros(56, 0);
+		CPPUNIT_ASSERT(!rpma_fio::promises_end_notice(zeros.data(), zeros.size()));
+		auto aof = rpma_fio::encode_aof_request({AofMode::APM, true});
+		CPPUNIT_ASSERT(!rpma_fio::promises_end_notice(aof.data(), aof.size()));
+		auto bad = req;
+		bad[4] = 2; // a later version promises nothing this side knows
+		CPPUNIT_ASSERT(!rpma_fio::promises_end_notice(bad.data(), bad.size()));
+		bad = req;
+		bad[5] = 0; // no flag
+		CPPUNIT_ASSERT(!rpma_fio::promises_end_notice(bad.data(), bad.size()));
+		CPPUNIT_ASSERT(!rpma_fio::promises_end_notice(req.data(), 5)); // cut short
 	}
 };
 
