@@ -167,15 +167,16 @@ packets() {
 
 # fio_serve: fio's own server (fio --server) in this guest, for the fio
 # --client of the client guest, until D/end (or 30 minutes); D/ROLE.fio-server
-# once it listens. D/kill.ROLE.N (N: the case's number, below 32) asks for
-# this guest's fio to be killed in the middle of a run: every process of
-# the server's but the one that listens (the one that talks to the fio
-# --client and the one that runs the jobs) gets kill -9, as a fio killed by
-# its user or the OOM killer; D/kill.ROLE.N.done holds the time. Looked up
-# by name: a guest's listing of the shared directory lags behind what the
-# other guests create in it (9p), a lookup does not.
+# once it listens. D/kill.ROLE asks for this guest's fio to be killed in the
+# middle of a run: every process of the server's but the one that listens
+# (the one that talks to the fio --client and the one that runs the jobs)
+# gets kill -9, as a fio killed by its user or the OOM killer. The file
+# holds the case's number N, done once per N; D/kill.ROLE.N.done holds the
+# time. One file, rewritten: a guest's view of the shared directory (9p)
+# lags behind the names another guest adds or removes, not behind a
+# file's contents.
 fio_serve() {
-	local role=${TWOHOSTS_ROLE:?} pid end p n req
+	local role=${TWOHOSTS_ROLE:?} pid end p n handled=
 	# a directory of its own: the jobs' files (their verify state) have
 	# the same names in every guest
 	mkdir -p "$D/$role.fio"
@@ -192,12 +193,13 @@ fio_serve() {
 	touch "$D/$role.fio-server"
 	end=$((SECONDS + 1800))
 	while [[ ! -e "$D/end" ]] && ((SECONDS < end)) && kill -0 "$pid" 2>/dev/null; do
-		for ((n = 0; n < 32; n++)); do
-			req=$D/kill.$role.$n
-			[[ -e $req && ! -e $req.done ]] || continue
+		n=''
+		[[ -e "$D/kill.$role" ]] && read -r n <"$D/kill.$role"
+		if [[ -n $n && $n != "$handled" ]]; then
 			for p in $(descendants "$pid"); do kill -9 "$p" 2>/dev/null; done
-			now >"$req.done"
-		done
+			now >"$D/kill.$role.$n.done"
+			handled=$n
+		fi
 		sleep 0.2
 	done
 	kill "$pid" 2>/dev/null
