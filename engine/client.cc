@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <cerrno>
 #include <cstddef>
@@ -117,14 +118,14 @@ Result Client::connect()
 
 	// an append-only-log client says which method it wants; an APM
 	// client, that it will say when its run ended
-	std::array<uint8_t, CONN_REQUEST_SIZE> ask{};
+	std::optional<std::array<uint8_t, CONN_REQUEST_SIZE>> ask;
 	if (aof_mode() != AofMode::NONE)
 		ask = encode_aof_request({aof_mode(), td_write(td_) != 0});
 	else if (sends_end_notice())
 		ask = encode_end_notice_request();
 	rpma_conn_private_data request{};
-	if (aof_mode() != AofMode::NONE || sends_end_notice())
-		request = {ask.data(), static_cast<uint8_t>(ask.size())};
+	if (ask)
+		request = {ask->data(), static_cast<uint8_t>(ask->size())};
 
 	const auto start = Clock::now();
 	const auto deadline = start + std::chrono::seconds(o.connect_timeout);
