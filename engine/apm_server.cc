@@ -49,6 +49,8 @@ private:
 			if (failed(r))
 				return r;
 			notice_.drain(cq);
+			if (!notice_.misuse().empty())
+				return client_misbehaved(notice_.misuse());
 			return connection_ended(ev, notice_.run_ended());
 		}
 	}
@@ -64,8 +66,11 @@ private:
 		if (ret)
 			return rpma_failed(td_, "rpma_cq_get_wc", ret);
 		for (int i = 0; i < got; i++) {
-			if (notice_.take(wc[i]))
+			if (notice_.take(wc[i])) {
+				if (!notice_.misuse().empty())
+					return client_misbehaved(notice_.misuse());
 				continue;
+			}
 			if (!is_probe(wc[i])) {
 				report(td_, "unexpected completion (opcode %d)", wc[i].opcode);
 				return job_failed(td_, EPROTO, "completion");

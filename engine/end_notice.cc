@@ -26,7 +26,9 @@ bool EndNotice::take(const ibv_wc &wc)
 {
 	if (wc.wr_id != reinterpret_cast<uintptr_t>(this))
 		return false;
-	if (wc.status == IBV_WC_SUCCESS) {
+	if (wc.status == IBV_WC_SUCCESS && !holds_message(wc)) {
+		misuse_ = why_no_message(wc);
+	} else if (wc.status == IBV_WC_SUCCESS) {
 		const std::optional<FlushRequest> notice = unpack_request(buf_.data(), wc.byte_len);
 		came_ = notice && notice->ends_run();
 	}

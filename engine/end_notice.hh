@@ -19,6 +19,7 @@
 #include <librpma.h>
 
 #include <array>
+#include <string>
 
 namespace rpma_fio {
 
@@ -38,6 +39,9 @@ public:
 	uint16_t receives() const { return expected_ ? 1 : 0; }
 	// Whether wc is the notice's receive; if so, takes it.
 	bool take(const ibv_wc &wc);
+	// What the client did with the notice's receive instead of sending
+	// the notice (why_no_message()), or "".
+	const std::string &misuse() const { return misuse_; }
 	// Takes the notice if cq holds it, passing over what else completed
 	// there (the connection is ending: a probe's result no longer counts).
 	void drain(rpma_cq *cq);
@@ -49,6 +53,7 @@ private:
 	rpma_mr_local *mr_ = nullptr;
 	bool expected_ = false;
 	bool came_ = false;
+	std::string misuse_;
 };
 
 }

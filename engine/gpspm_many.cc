@@ -170,8 +170,9 @@ private:
 	{
 		const size_t id = wc.wr_id;
 		Peer *p = peer_of_qp(wc.qp_num);
+		const bool message = wc.status == IBV_WC_SUCCESS && holds_message(wc);
 		std::optional<FlushRequest> req;
-		if (wc.status == IBV_WC_SUCCESS)
+		if (message)
 			req = unpack_request(&c_[id / slots_].msgs[layout_.recv_off(id % slots_)],
 					     wc.byte_len);
 		if (failed(post(id)))
@@ -181,6 +182,10 @@ private:
 		Client &c = c_[index_of(*p)];
 		if (wc.status != IBV_WC_SUCCESS) {
 			lose(*p, EIO, "a message from it failed: %s", ibv_wc_status_str(wc.status));
+			return Result::DONE;
+		}
+		if (!message) {
+			lose(*p, EPROTO, "it %s", why_no_message(wc).c_str());
 			return Result::DONE;
 		}
 		if (!req) {

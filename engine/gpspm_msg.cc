@@ -133,6 +133,19 @@ bool unpack_fixed64s(const uint8_t *p, size_t len, unsigned want, uint64_t *out)
 
 }
 
+std::string why_no_message(const ibv_wc &wc)
+{
+	if (wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM)
+		return "wrote " + std::to_string(wc.byte_len) +
+		       " bytes with immediate data, which took a message's receive: a client "
+		       "of these engines only sends messages";
+	if (wc.opcode != IBV_WC_RECV)
+		return "took a message's receive with an operation of opcode " +
+		       std::to_string(wc.opcode);
+	return "sent " + std::to_string(wc.byte_len) + " bytes, more than a message's " +
+	       std::to_string(MSG_ROOM);
+}
+
 size_t pack_request(const FlushRequest &req, void *buf, size_t room)
 {
 	if (room < FLUSH_REQUEST_SIZE)

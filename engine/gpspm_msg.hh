@@ -3,9 +3,12 @@
 #ifndef RPMA_ENGINE_GPSPM_MSG_HH
 #define RPMA_ENGINE_GPSPM_MSG_HH
 
+#include <infiniband/verbs.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace rpma_fio {
 
@@ -34,6 +37,19 @@ public:
 private:
 	size_t slots_;
 };
+
+// Whether a successful completion of a message receive holds a message: a
+// send (IBV_WC_RECV) that fit its MSG_ROOM buffer. A peer that holds the key
+// of a writable region takes a receive just as well with an RDMA write with
+// immediate data, which completes with the write's length: the receive
+// buffer then holds only what earlier messages left there.
+inline bool holds_message(const ibv_wc &wc)
+{
+	return wc.opcode == IBV_WC_RECV && wc.byte_len <= MSG_ROOM;
+}
+
+// For the peer's name in a message: what it did instead (!holds_message).
+std::string why_no_message(const ibv_wc &wc);
 
 struct FlushRequest {
 	uint64_t offset, length, op_context;

@@ -112,9 +112,11 @@ Result GpspmServer::poll_cq()
 			       ibv_wc_status_str(wc[i].status));
 			return job_failed(td_, EIO, "completion");
 		}
-		if (wc[i].opcode == IBV_WC_SEND)
+		if (wc[i].opcode == IBV_WC_SEND) {
 			send_busy_[wc[i].wr_id] = false;
-		else if (!received_.push({wc[i].wr_id, wc[i].byte_len}))
+		} else if (!holds_message(wc[i])) {
+			return client_misbehaved(why_no_message(wc[i]));
+		} else if (!received_.push({wc[i].wr_id, wc[i].byte_len}))
 			return job_failed(td_, EOVERFLOW, "receive");
 		else
 			requests_++;

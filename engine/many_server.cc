@@ -118,10 +118,9 @@ Result ManyServer::serve()
 {
 	const bool spin = may_spin() && options_of(td_).busy_wait_polling;
 	unsigned idle = 0;
-	while (!finished()) {
-		// as a job of clients=1 does: fio is ending the job
-		if (td_->terminate)
-			return Result::DONE;
+	// fio ending the job (a signal, exitall=, a trigger, a remote client
+	// gone) ends the serving, not the verdict on the clients lost so far
+	while (!finished() && !td_->terminate) {
 		const Result r = work();
 		if (failed(r))
 			return r;
@@ -143,8 +142,9 @@ Result ManyServer::serve()
 		return job_failed(td_, ETIMEDOUT, "accept");
 	if (!lost)
 		return Result::DONE;
-	report(td_, "%u of %u clients of %s:%s failed (named above); the others ended their runs",
-	       lost, clients(), options_of(td_).serverip, port_.c_str());
+	report(td_, "%u of %u clients of %s:%s failed (named above); %s", lost, clients(),
+	       options_of(td_).serverip, port_.c_str(),
+	       finished() ? "the others ended their runs" : "fio ended the job before the others");
 	return job_failed(td_, err ? err : EIO, "clients");
 }
 
@@ -246,6 +246,9 @@ Result ManyServer::ended(Peer &p, rpma_conn_event ev)
 		if (r == Result::RETRY)
 			break;
 	}
+	// what it sent last may have failed it: that stands
+	if (!p.live())
+		return Result::DONE;
 	if (ev == RPMA_CONN_CLOSED && ended_run(p)) {
 		p.state = State::Ended;
 		close_peer(p);
@@ -411,8 +414,11 @@ private:
 
 	Result sent(Peer &p, const ibv_wc &wc) override
 	{
+		const EndNotice &notice = notices_[index_of(p)];
 		if (!notices_[index_of(p)].take(wc))
 			lose(p, EPROTO, "sent what an APM client does not (opcode %d)", wc.opcode);
+		else if (!notice.misuse().empty())
+			lose(p, EPROTO, "it %s", notice.misuse().c_str());
 		return Result::DONE;
 	}
 

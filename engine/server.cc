@@ -334,6 +334,13 @@ Result Server::probe_done(const ibv_wc &wc, bool end_expected)
 	return r == Result::RETRY ? client_stopped(ibv_wc_status_str(wc.status)) : r;
 }
 
+Result Server::client_misbehaved(const std::string &what)
+{
+	report(td_, "the client of %s:%s %s", options_of(td_).serverip, job_port(td_).c_str(),
+	       what.c_str());
+	return job_failed(td_, EPROTO, "receive");
+}
+
 Result Server::client_stopped(const char *why)
 {
 	const Options &o = options_of(td_);

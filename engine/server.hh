@@ -132,6 +132,9 @@ protected:
 	// has just disconnected: that event, if it comes, is what counts
 	// (connection_ended() with end_expected).
 	bool is_probe(const ibv_wc &wc) const;
+	// FAILED, after reporting that the client did `what` (a protocol
+	// breach, e.g. why_no_message()).
+	Result client_misbehaved(const std::string &what);
 	Result probe_done(const ibv_wc &wc, bool end_expected);
 
 	thread_data *td_ = nullptr;

@@ -29,6 +29,8 @@ echo "in-vm.sh: $(command -v fio) is $(fio --version)"
 . "$here/many.sh"
 # shellcheck source=aof.sh
 . "$here/aof.sh"
+# shellcheck source=hostile.sh
+. "$here/hostile.sh"
 # shellcheck source=races.sh
 . "$here/races.sh"
 
@@ -88,6 +90,7 @@ fsdax_cases
 error_cases
 safety_cases
 many_cases
+hostile_cases
 aof_cases
 if [[ -n "${OLD_FIO:-}" ]]; then
 	interop_cases

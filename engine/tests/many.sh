@@ -46,6 +46,38 @@ many_lost_client() {
 	expect $? "$name" "the other client ends with 0 ($crc), the server fails ($src) naming the lost client by its address (said: ${said:-nothing})"
 }
 
+# many_terminated KIND: of a server's three clients one is killed; fio then
+# ends the server job (exitall= of a companion job in the same fio that
+# runs out first): the job must still fail, naming the lost client
+many_terminated() {
+	local kind=$1 name=$1-clients3-one-killed-then-exitall src victim others end
+	begin_case "$name"
+	fio_server "$kind" --clients=3 --filename=malloc --size=1m --iodepth=4 \
+		--busy_wait_polling=0 --exitall --name=companion --ioengine=null --size=1m \
+		--rw=read --time_based --runtime=40 --exitall
+	server_listens 30
+	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
+		--time_based --runtime=90
+	victim=$FIO_PID
+	moved client victim
+	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
+		--size=1m --time_based --runtime=90
+	others=$FIO_PID
+	end=$((SECONDS + 30))
+	until (($(server_connections) == 3)) || ((SECONDS >= end)); do
+		sleep 0.2
+	done
+	killed victim "$victim"
+	wait_exit "$SERVER_PID" 90
+	src=$?
+	kill "$others" 2>/dev/null
+	wait_exit "$others" 30
+	echo "  $name: server $src: $(grep -h "of 3 at $ip:$port" "$case_dir/server.log" "$case_dir/server.json" | head -1)"
+	((src && src < 124)) && has server "disconnected before ending its run" &&
+		has server "1 of 3 clients of $ip:$port failed"
+	expect $? "$name" "server $src (a job error once exitall ended it), naming the killed client"
+}
+
 # many_memory: what a GPSPM server of clients=4 grows by, per connection,
 # once its 4 clients are connected (server_memory, safety.sh): its share of
 # the shared receive queue's messages (a 512-byte receive and a 16-byte
@@ -156,6 +188,8 @@ many_cases() {
 	many_case gpspm 0
 	many_lost_client apm
 	many_lost_client gpspm
+	many_terminated apm
+	many_terminated gpspm
 	many_memory
 	many_too_few
 	many_port_mismatch

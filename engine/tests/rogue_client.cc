@@ -8,9 +8,21 @@
 //   silent         connected, its queue pair then in the error state: it
 //                  drops all that arrives, the connection still up, as a
 //                  host gone without a word would
+//   imm-gpspm      two flush requests, a long one and a short one (each
+//                  answered), then an RDMA write with immediate data of up
+//                  to 64 MiB into its region: the write takes the message
+//                  slot the requests used, with the write's length, and the
+//                  slot still holds the long request's tail, laid out to
+//                  send a parser that trusts that length far past the slot
+//   imm-apm        promises an APM server its end-of-run notice, then
+//                  writes with immediate data instead
+//   after-end      a GPSPM end-of-run notice, then (once "notice sent" is
+//                  printed, after 3 s) bytes that are no flush request and
+//                  a disconnect at once
 // Exits 0 when the server (or its RDMA device) did what it must: ended the
-// connection within 30 s (gpspm-*) or 90 s (silent), or failed the write
-// with a remote access error (outside); 1 otherwise; 2 on a local failure.
+// connection within 30 s (gpspm-*, imm-*) or 90 s (silent), or failed the
+// write with a remote access error (outside); after-end when it sent all;
+// 1 otherwise; 2 on a local failure.
 #include "gpspm_msg.hh"
 #include "rogue.hh"
 #include "workspace.hh"
@@ -19,10 +31,12 @@
 #include <poll.h>
 #include <rdma/rdma_cma.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -93,6 +107,155 @@ int silent(const char *ip, const char *port)
 	return ended ? 0 : 1;
 }
 
+// Waits up to 30 s for a completion of cq: 0 and *wc, or 1.
+int next_completion(rpma_cq *cq, ibv_wc *wc)
+{
+	const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+	int ret;
+	do {
+		ret = rpma_cq_get_wc(cq, 1, wc, nullptr);
+	} while (ret == RPMA_E_NO_COMPLETION && std::chrono::steady_clock::now() < end);
+	return ret ? 1 : 0;
+}
+
+// Sends buf[0, len) from mr and waits for the server's answer (a receive
+// posted at recv_off): 0, or 1 after saying why.
+int ask(rpma_conn *conn, rpma_mr_local *mr, size_t len, size_t recv_off)
+{
+	int ret = rpma_recv(conn, mr, recv_off, rpma_fio::MSG_ROOM, nullptr);
+	if (!ret)
+		ret = rpma_send(conn, mr, 0, len, RPMA_F_COMPLETION_ALWAYS, nullptr);
+	if (ret)
+		return failed("rpma_send", ret), 1;
+	rpma_cq *cq;
+	rpma_conn_get_cq(conn, &cq);
+	for (int got = 0; got < 2; got++) {
+		ibv_wc wc{};
+		if (next_completion(cq, &wc) || wc.status != IBV_WC_SUCCESS) {
+			std::fprintf(stderr, "rogue_client: no answer to a request of %zu bytes\n",
+				     len);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+// The long request: an unknown length-delimited field 4 first, whose
+// payload holds at byte STALE_AT (where a short request ends) the tag of a
+// field 5 of `skip` bytes, then the three fields of a flush of [0, +4096).
+// Read alone it is a good request; read after a short request overwrote
+// its first bytes, with a length of `len`, field 5 sends the parser to
+// len - 1 bytes past the slot's start.
+constexpr size_t STALE_AT = rpma_fio::FLUSH_REQUEST_SIZE;
+
+size_t long_request(char *buf, size_t len)
+{
+	auto *p = reinterpret_cast<uint8_t *>(buf);
+	constexpr size_t PAYLOAD = 100; // one byte of varint
+	std::memset(p, 0, 2 + PAYLOAD);
+	p[0] = 4 << 3 | 2;
+	p[1] = PAYLOAD;
+	uint8_t *stale = p + STALE_AT;
+	*stale++ = 5 << 3 | 2;
+	// the varint takes 4 bytes for any skip below 2^28
+	uint64_t skip = len - (STALE_AT + 1 + 4) - 1;
+	for (int i = 0; i < 4; i++, skip >>= 7)
+		*stale++ = static_cast<uint8_t>((skip & 0x7f) | (i < 3 ? 0x80 : 0));
+	const rpma_fio::FlushRequest flush{0, 4096, 1};
+	return 2 + PAYLOAD +
+	       rpma_fio::pack_request(flush, p + 2 + PAYLOAD, rpma_fio::FLUSH_REQUEST_SIZE);
+}
+
+// The server's region, from its workspace: nullptr after saying why.
+rpma_mr_remote *server_region(rpma_conn *conn, size_t *size)
+{
+	rpma_conn_private_data pdata{};
+	rpma_conn_get_private_data(conn, &pdata);
+	auto ws = rpma_fio::decode_workspace(pdata.ptr, pdata.len);
+	rpma_mr_remote *remote = nullptr;
+	if (!ws) {
+		std::fprintf(stderr, "rogue_client: no workspace from the server\n");
+		return nullptr;
+	}
+	int ret = rpma_mr_remote_from_descriptor(ws->descriptor.data(), ws->descriptor.size(),
+						 &remote);
+	if (ret) {
+		failed("rpma_mr_remote_from_descriptor", ret);
+		return nullptr;
+	}
+	rpma_mr_remote_get_size(remote, size);
+	return remote;
+}
+
+// imm-gpspm, imm-apm: 0 once the write went out, else 1. The memory is
+// the caller's (*buf, *mr), kept until the server has ended the connection.
+int write_with_imm(rpma_peer *peer, rpma_conn *conn, bool requests_first,
+		   std::vector<char> *buf, rpma_mr_local **mr)
+{
+	size_t size = 0;
+	rpma_mr_remote *remote = server_region(conn, &size);
+	if (!remote)
+		return 1;
+	const size_t len = std::min<size_t>(size, size_t{64} << 20);
+	buf->resize(len);
+	int ret = rpma_mr_reg(peer, buf->data(), buf->size(),
+			      RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV | RPMA_MR_USAGE_WRITE_SRC, mr);
+	if (ret) {
+		rpma_mr_remote_delete(&remote);
+		return failed("rpma_mr_reg", ret), 1;
+	}
+	int status = 0;
+	if (requests_first) {
+		const size_t long_len = long_request(buf->data(), len);
+		status = ask(conn, *mr, long_len, rpma_fio::MSG_ROOM);
+		const size_t short_len = rpma_fio::pack_request({0, 4096, 2}, buf->data(),
+								rpma_fio::FLUSH_REQUEST_SIZE);
+		if (!status)
+			status = ask(conn, *mr, short_len, rpma_fio::MSG_ROOM);
+		if (!status)
+			std::printf("sent a request of %zu bytes, then one of %zu, both answered\n",
+				    long_len, short_len);
+	}
+	if (!status && (ret = rpma_write_with_imm(conn, remote, 0, *mr, 0, len,
+						  RPMA_F_COMPLETION_ON_ERROR, 0, nullptr))) {
+		failed("rpma_write_with_imm", ret);
+		status = 1;
+	}
+	if (!status)
+		std::printf("wrote %zu bytes with immediate data\n", len);
+	std::fflush(stdout);
+	rpma_mr_remote_delete(&remote);
+	return status;
+}
+
+// after-end: 0 once the notice, the bytes and the disconnect went out
+int after_end(rpma_peer *peer, rpma_conn *conn)
+{
+	std::vector<char> buf(rpma_fio::MSG_ROOM);
+	rpma_mr_local *mr;
+	int ret = rpma_mr_reg(peer, buf.data(), buf.size(), RPMA_MR_USAGE_SEND, &mr);
+	if (ret)
+		return failed("rpma_mr_reg", ret), 1;
+	rpma_cq *cq;
+	rpma_conn_get_cq(conn, &cq);
+	ibv_wc wc{};
+	const size_t len = rpma_fio::pack_request({0, 0, 0}, buf.data(), buf.size());
+	if ((ret = rpma_send(conn, mr, 0, len, RPMA_F_COMPLETION_ALWAYS, nullptr)) ||
+	    next_completion(cq, &wc) || wc.status != IBV_WC_SUCCESS)
+		return std::fprintf(stderr, "rogue_client: the notice did not go out\n"), 1;
+	std::printf("notice sent\n");
+	std::fflush(stdout);
+	std::this_thread::sleep_for(std::chrono::seconds(3));
+	std::memset(buf.data(), 0xff, 16);
+	if ((ret = rpma_send(conn, mr, 0, 16, RPMA_F_COMPLETION_ALWAYS, nullptr)) ||
+	    next_completion(cq, &wc) || wc.status != IBV_WC_SUCCESS)
+		return std::fprintf(stderr, "rogue_client: the bytes did not go out\n"), 1;
+	rpma_conn_disconnect(conn);
+	std::printf("sent 16 bytes that are no request, and disconnected\n");
+	rpma_mr_dereg(&mr);
+	return 0;
+}
+
 } // namespace
 
 const char *const rogue::NAME = "rogue_client";
@@ -101,10 +264,10 @@ int main(int argc, char *argv[])
 {
 	const std::string mode = argc == 4 ? argv[3] : "";
 	if (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
-	    mode != "silent") {
+	    mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end") {
 		std::fprintf(stderr,
 			     "usage: %s IP PORT "
-			     "gpspm-range|gpspm-garbage|outside|silent\n",
+			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end\n",
 			     argv[0]);
 		return 2;
 	}
@@ -125,7 +288,9 @@ int main(int argc, char *argv[])
 	rpma_conn *conn;
 	if ((ret = rpma_conn_req_new(peer, argv[1], argv[2], nullptr, &req)))
 		return failed("rpma_conn_req_new", ret);
-	if ((ret = rpma_conn_req_connect(&req, nullptr, &conn)))
+	auto promise = rpma_fio::encode_end_notice_request();
+	rpma_conn_private_data notice{promise.data(), static_cast<uint8_t>(promise.size())};
+	if ((ret = rpma_conn_req_connect(&req, mode == "imm-apm" ? &notice : nullptr, &conn)))
 		return failed("rpma_conn_req_connect", ret);
 	rpma_conn_event ev;
 	if (next_event(conn, 30000, ev) || ev != RPMA_CONN_ESTABLISHED) {
@@ -135,7 +300,19 @@ int main(int argc, char *argv[])
 
 	bool as_expected;
 	const auto start = std::chrono::steady_clock::now();
-	if (mode == "outside") {
+	std::vector<char> imm_buf;
+	rpma_mr_local *imm_mr = nullptr;
+	if (mode == "after-end") {
+		as_expected = after_end(peer, conn) == 0;
+	} else if (mode == "imm-gpspm" || mode == "imm-apm") {
+		as_expected = write_with_imm(peer, conn, mode == "imm-gpspm", &imm_buf, &imm_mr) == 0;
+		if (as_expected) {
+			ret = next_event(conn, 30000, ev);
+			as_expected = ret == 0 && ev != RPMA_CONN_ESTABLISHED;
+			std::printf("%s\n", as_expected ? "the server ended the connection"
+							: "the connection is still up");
+		}
+	} else if (mode == "outside") {
 		rpma_conn_private_data pdata{};
 		rpma_conn_get_private_data(conn, &pdata);
 		auto ws = rpma_fio::decode_workspace(pdata.ptr, pdata.len);
@@ -197,6 +374,7 @@ int main(int argc, char *argv[])
 						   .count()));
 	rpma_conn_disconnect(conn);
 	rpma_conn_delete(&conn);
+	rpma_mr_dereg(&imm_mr);
 	rpma_mr_dereg(&mr);
 	rpma_peer_delete(&peer);
 	return as_expected ? 0 : 1;

@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh, which in-vm.sh sources first
+# engine/tests/hostile.sh -- clients that use what a server hands them
+# against it (rogue_client): an RDMA write with immediate data into their
+# own region, which takes one of the server's message receives with the
+# write's length, and a message after the end-of-run notice. The server
+# must name the client and end its connection, never read past a message
+# buffer; with clients=N the others go on. Sourced by in-vm.sh after lib.sh.
+
+# imm_single KIND SIZE: a server of KIND (gpspm: iodepth=1, one message
+# slot) whose client writes with immediate data after a long and a short
+# flush request (gpspm), or instead of the promised end-of-run notice (apm)
+imm_single() {
+	local kind=$1 name=$1-write-with-imm rrc src said
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
+	begin_case "$name"
+	fio_server "$kind" --filename=malloc --size="$2" --iodepth=1 --busy_wait_polling=0
+	server_listens 30
+	"$ROGUE_CLIENT" "$ip" "$port" "imm-$kind" >"$case_dir/rogue.log" 2>&1
+	rrc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	said=$(grep -h "immediate data" "$case_dir/server.log" "$case_dir/server.json" | head -1)
+	echo "  $name: rogue $rrc, server $src: ${said:-$(tail -2 "$case_dir/server.log")}; $(tail -2 "$case_dir/rogue.log" | tr '\n' ' ')"
+	# 128 and above: killed by a signal (SIGSEGV: 139)
+	((rrc == 0 && src && src < 124)) && [[ -n $said ]]
+	expect $? "$name" "rogue $rrc (0: the server ended its connection), server $src (a job error, not a signal), or no message about immediate data"
+}
+
+# imm_many: one of the four clients of a GPSPM server of clients=4 writes
+# with immediate data after two requests: it is named and dropped, the
+# three others (one fio, numjobs=3) end their runs with 0 errors, data
+# verified
+imm_many() {
+	local name=gpspm-clients4-write-with-imm rrc crc src said
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
+	begin_case "$name"
+	fio_server gpspm --clients=4 --filename=malloc --size=64m --iodepth=1 --busy_wait_polling=0
+	server_listens 30
+	fio_start client gpspm --numjobs=3 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=1 \
+		--size=1m --time_based --runtime=20 --verify=crc32c --verify_backlog=64
+	local clients=$FIO_PID end=$((SECONDS + 120))
+	until (($(server_connections) == 3)); do
+		((SECONDS < end)) && kill -0 "$clients" 2>/dev/null || break
+		sleep 0.2
+	done
+	"$ROGUE_CLIENT" "$ip" "$port" imm-gpspm >"$case_dir/rogue.log" 2>&1
+	rrc=$?
+	wait_exit "$clients" 120
+	crc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	said=$(grep -h "immediate data" "$case_dir/server.log" "$case_dir/server.json" | head -1)
+	echo "  $name: rogue $rrc, clients $crc, server $src: ${said:-nothing}"
+	((rrc == 0 && crc == 0 && src && src < 124)) &&
+		[[ $said == *"client 4 of 4 at $ip:$port"*"; the others go on"* ]] &&
+		has server "1 of 4 clients of $ip:$port failed"
+	expect $? "$name" "rogue $rrc (0), the three clients $crc (0), server $src (a job error) naming client 4 (said: ${said:-nothing})"
+}
+
+# after_end: a client of a GPSPM server of clients=2 sends its end-of-run
+# notice, then bytes that are no request and disconnects at once. The
+# server is stopped (SIGSTOP) meanwhile, so that both the bytes and the
+# disconnect wait for it together: the bytes fail that client, and the
+# disconnect must not then count as the end of its run.
+after_end() {
+	local name=gpspm-clients2-message-after-end rrc crc src
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
+	begin_case "$name"
+	fio_server gpspm --clients=2 --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
+	server_listens 30
+	fio_client gpspm --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m --verify=crc32c
+	crc=$?
+	"$ROGUE_CLIENT" "$ip" "$port" after-end >"$case_dir/rogue.log" 2>&1 &
+	local rogue=$!
+	wait_for_text "$case_dir/rogue.log" "notice sent" 30
+	sleep 1
+	kill -STOP "$SERVER_PID"
+	wait_exit "$rogue" 30
+	rrc=$?
+	sleep 1
+	kill -CONT "$SERVER_PID"
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	echo "  $name: client $crc, rogue $rrc, server $src; $(grep -h "client 2 of 2" "$case_dir/server.log" "$case_dir/server.json" | head -1)"
+	((crc == 0 && rrc == 0 && src && src < 124)) && has server "no flush request" &&
+		has server "1 of 2 clients of $ip:$port failed"
+	expect $? "$name" "client $crc (0), rogue $rrc (0), server $src (a job error) naming client 2's bytes after its end"
+}
+
+hostile_cases() {
+	imm_single gpspm 64m
+	imm_single apm 1m
+	imm_many
+	after_end
+}
