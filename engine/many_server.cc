@@ -45,6 +45,7 @@ Result ManyServer::open(fio_file *f)
 	fds_.reserve(2 * n + 2);
 	fd_owner_.reserve(n);
 	by_qp_.reserve(n);
+	failing_.reserve(n);
 	for (size_t k = 0; k < n; k++) {
 		Peer &p = peers_[k];
 		if (Result r = register_memory(k * size, size, &p.mr); r != Result::DONE)
@@ -117,20 +118,23 @@ Result ManyServer::accept_one()
 Result ManyServer::serve()
 {
 	const bool spin = may_spin() && options_of(td_).busy_wait_polling;
-	unsigned idle = 0;
+	unsigned turns = 0;
 	// fio ending the job (a signal, exitall=, a trigger, a remote client
 	// gone) ends the serving, not the verdict on the clients lost so far
 	while (!finished() && !td_->terminate) {
-		const Result r = work();
+		const Result r = do_work();
 		if (failed(r))
 			return r;
-		if (r == Result::DONE) {
-			idle = 0;
+		if (!failing_.empty() && failed(settle()))
+			return Result::FAILED;
+		// Accepting and the connections' events wait for no quiet moment:
+		// they come at least every EVENT_CHECK_INTERVAL turns (a turn
+		// takes at most WC_BATCH requests), however busy the clients
+		// are, so that a late client is never kept out.
+		const bool due = ++turns % EVENT_CHECK_INTERVAL == 0;
+		if (!due && (r == Result::DONE || spin))
 			continue;
-		}
-		if (spin && ++idle % EVENT_CHECK_INTERVAL)
-			continue;
-		if (failed(wait(spin ? 0 : POLL_MS)))
+		if (failed(wait(r == Result::RETRY && !spin ? POLL_MS : 0)))
 			return Result::FAILED;
 	}
 	unsigned lost = 0;
@@ -146,6 +150,14 @@ Result ManyServer::serve()
 	       options_of(td_).serverip, port_.c_str(),
 	       finished() ? "the others ended their runs" : "fio ended the job before the others");
 	return job_failed(td_, err ? err : EIO, "clients");
+}
+
+Result ManyServer::do_work()
+{
+	working_ = true;
+	const Result r = work();
+	working_ = false;
+	return r;
 }
 
 bool ManyServer::finished() const
@@ -201,11 +213,16 @@ Result ManyServer::wait(int timeout_ms)
 		if (ev.revents && p.live() && failed(conn_event(p)))
 			return Result::FAILED;
 	}
+	if (!failing_.empty() && failed(settle()))
+		return Result::FAILED;
 	// the checks cost more than a request: when nothing came (a dead
-	// client or link sends nothing) and now and then
-	if (quiet || ++wakes_ % EVENT_CHECK_INTERVAL == 0)
-		return checks();
-	return Result::DONE;
+	// client or link sends nothing), and at least every CHECK_PERIOD
+	// however busy the others are
+	const auto now = Clock::now();
+	if (!quiet && now - checked_ < CHECK_PERIOD)
+		return Result::DONE;
+	checked_ = now;
+	return checks();
 }
 
 Result ManyServer::conn_event(Peer &p)
@@ -238,9 +255,12 @@ Result ManyServer::conn_event(Peer &p)
 // even while the other clients keep sending.
 Result ManyServer::ended(Peer &p, rpma_conn_event ev)
 {
+	// Invariant: never inside work(), whose batch of requests must be
+	// answered in each client's order before any later one is taken.
+	assert(!working_);
 	const size_t polls = static_cast<size_t>(clients()) * msg_slots() / WC_BATCH + 1;
 	for (size_t i = 0; i < polls; i++) {
-		const Result r = work();
+		const Result r = do_work();
 		if (failed(r))
 			return r;
 		if (r == Result::RETRY)
@@ -279,24 +299,39 @@ Result ManyServer::take_completions(Peer &p)
 				continue;
 			}
 			p.probe.completed(Clock::now());
-			if (wc[i].status == IBV_WC_SUCCESS)
+			if (wc[i].status == IBV_WC_SUCCESS || p.probe_failed)
 				continue;
-			// a disconnect fails the probe too: that event, if it
-			// comes, says more (Server::probe_done)
-			rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-			const Result r = next_conn_event(td_, p.conn, DISCONNECT_GRACE_MS, &ev);
-			if (failed(r))
-				return r;
-			if (r == Result::DONE) {
-				if (failed(ended(p, ev)))
-					return Result::FAILED;
-			} else {
-				lose(p, ETIMEDOUT,
-				     "stopped answering (%s): it or the network is gone",
-				     ibv_wc_status_str(wc[i].status));
-			}
+			// What the failure means waits for the serving loop
+			// (settle()): this may run inside work(), which must not
+			// be entered again.
+			p.probe_failed = wc[i].status;
+			failing_.push_back(index_of(p)); // reserved: one per client
 		}
 	}
+}
+
+// A failed probe: a disconnect fails the probe too, and that event, if it
+// comes, says more (Server::probe_done).
+Result ManyServer::settle()
+{
+	for (const size_t k : failing_) {
+		Peer &p = peers_[k];
+		if (!p.live())
+			continue;
+		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		const Result r = next_conn_event(td_, p.conn, DISCONNECT_GRACE_MS, &ev);
+		if (failed(r))
+			return r;
+		if (r == Result::DONE) {
+			if (failed(ended(p, ev)))
+				return Result::FAILED;
+		} else {
+			lose(p, ETIMEDOUT, "stopped answering (%s): it or the network is gone",
+			     ibv_wc_status_str(p.probe_failed));
+		}
+	}
+	failing_.clear();
+	return Result::DONE;
 }
 
 Result ManyServer::checks()

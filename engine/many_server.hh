@@ -49,6 +49,7 @@ protected:
 		int err = 0;               // why it failed (errno)
 		Clock::time_point since{}; // connecting since
 		Probe probe;
+		ibv_wc_status probe_failed = IBV_WC_SUCCESS; // settle() says why
 
 		bool live() const { return state == State::Connecting || state == State::Serving; }
 	};
@@ -99,6 +100,10 @@ private:
 	void goodbye() override;
 	Result serve() override;
 
+	// work(), never entered again from inside (ended())
+	Result do_work();
+	// What the probes that failed since the last call mean.
+	Result settle();
 	Result accept_one();
 	Result wait(int timeout_ms);
 	Result conn_event(Peer &p);
@@ -118,7 +123,10 @@ private:
 	std::string port_;
 	size_t accepted_ = 0;  // connection requests taken
 	bool gave_up_ = false; // runtime= passed before all came
-	unsigned wakes_ = 0;
+	Clock::time_point checked_{}; // the checks' last run
+	std::vector<size_t> failing_; // clients whose probe failed, for settle()
+	bool working_ = false;        // inside work()
+	static constexpr auto CHECK_PERIOD = std::chrono::milliseconds(POLL_MS);
 	Clock::time_point listening_since_{};
 };
 

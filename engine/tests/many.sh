@@ -78,6 +78,47 @@ many_terminated() {
 	expect $? "$name" "server $src (a job error once exitall ended it), naming the killed client"
 }
 
+# many_late_client BUSY: a GPSPM server of clients=2, spinning or sleeping
+# between requests (busy_wait_polling=BUSY), its first client sending all
+# the time (iodepth=32, time_based); the second starts 5 s later and must
+# be connected within 20 s (the server accepts at least every
+# EVENT_CHECK_INTERVAL turns of its loop, however busy), then both end
+# their runs with 0 errors
+many_late_client() {
+	local busy=$1 name=gpspm-clients2-late-client-busy$1 acrc bcrc src start end took=
+	begin_case "$name"
+	fio_server gpspm --clients=2 --filename=malloc --size=1m --iodepth=32 \
+		--busy_wait_polling="$busy"
+	server_listens 30
+	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=32 --size=1m \
+		--time_based --runtime=45 --busy_wait_polling="$busy"
+	local first=$FIO_PID
+	moved client first
+	end=$((SECONDS + 60))
+	until (($(server_connections) == 1)) || ((SECONDS >= end)); do
+		sleep 0.2
+	done
+	sleep 5
+	start=$SECONDS
+	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
+		--time_based --runtime=10 --connect_timeout=30 --verify=crc32c --verify_backlog=64
+	local second=$FIO_PID
+	end=$((SECONDS + 40))
+	until [[ -n $took ]] || ((SECONDS >= end)); do
+		(($(server_connections) == 2)) && took=$((SECONDS - start))
+		sleep 0.2
+	done
+	wait_exit "$second" 120
+	bcrc=$?
+	wait_exit "$first" 120
+	acrc=$?
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	echo "  $name: the late client connected ${took:+after $took s}${took:-not within 40 s}; clients $acrc $bcrc, server $src"
+	((acrc == 0 && bcrc == 0 && src == 0)) && [[ -n $took ]] && ((took <= 20))
+	expect $? "$name" "late client connected ${took:-never} (bound 20 s), clients $acrc $bcrc, server $src (all 0)"
+}
+
 # many_memory: what a GPSPM server of clients=4 grows by, per connection,
 # once its 4 clients are connected (server_memory, safety.sh): its share of
 # the shared receive queue's messages (a 512-byte receive and a 16-byte
@@ -190,6 +231,8 @@ many_cases() {
 	many_lost_client gpspm
 	many_terminated apm
 	many_terminated gpspm
+	many_late_client 0
+	many_late_client 1
 	many_memory
 	many_too_few
 	many_port_mismatch

@@ -19,6 +19,16 @@
 //   after-end      a GPSPM end-of-run notice, then (once "notice sent" is
 //                  printed, after 3 s) bytes that are no flush request and
 //                  a disconnect at once
+//   probe-during-answer GO_FILE
+//                  makes a GPSPM server's liveness probe fail while the
+//                  server is answering it: its queue pair refuses RDMA
+//                  writes (the probe is one), it sends max_msg_num flush
+//                  requests with no receive posted for their answers (the
+//                  server's device retries them, the probe queued behind),
+//                  stays quiet for 7 s (the server probes a client quiet
+//                  for 5 s) and says "probed"; once GO_FILE exists, one
+//                  more request, then the receives (the answers complete,
+//                  the probe fails), then a disconnect
 // Exits 0 when the server (or its RDMA device) did what it must: ended the
 // connection within 30 s (gpspm-*, imm-*) or 90 s (silent), or failed the
 // write with a remote access error (outside); after-end when it sent all;
@@ -30,11 +40,14 @@
 #include <librpma.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -256,19 +269,139 @@ int after_end(rpma_peer *peer, rpma_conn *conn)
 	return 0;
 }
 
+// the server's workspace in the accept of a synchronous id, or nullopt
+std::optional<rpma_fio::Workspace> accepted_workspace(rdma_cm_id *id)
+{
+	if (!id->event || !id->event->param.conn.private_data)
+		return std::nullopt;
+	return rpma_fio::decode_workspace(id->event->param.conn.private_data,
+					  id->event->param.conn.private_data_len);
+}
+
+// Posts `n` signaled sends of flush requests of [0, +4096), op_contexts
+// from *next on, and waits for their completions: 0, or 1.
+int send_requests(rdma_cm_id *id, ibv_mr *mr, char *buf, unsigned n, uint64_t *next)
+{
+	for (unsigned i = 0; i < n; i++) {
+		char *msg = buf + i * rpma_fio::MSG_ROOM;
+		const size_t len = rpma_fio::pack_request({0, 4096, (*next)++}, msg,
+							  rpma_fio::MSG_ROOM);
+		if (rdma_post_send(id, nullptr, msg, len, mr, IBV_SEND_SIGNALED)) {
+			std::perror("rogue_client: rdma_post_send");
+			return 1;
+		}
+	}
+	for (unsigned got = 0; got < n; got++) {
+		ibv_wc wc;
+		if (rdma_get_send_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS) {
+			std::fprintf(stderr, "rogue_client: a request did not go out\n");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+// probe-during-answer: RDMA-CM and verbs directly, since rpma sets no
+// queue pair's access flags. 0 once it all went out, else 1 (2: local).
+int probe_during_answer(const char *ip, const char *port, const char *go_file)
+{
+	rdma_addrinfo hints{}, *ai;
+	hints.ai_port_space = RDMA_PS_TCP;
+	hints.ai_qp_type = IBV_QPT_RC;
+	if (rdma_getaddrinfo(ip, port, &hints, &ai)) {
+		std::perror("rogue_client: rdma_getaddrinfo");
+		return 2;
+	}
+	ibv_qp_init_attr attr{};
+	attr.cap.max_send_wr = attr.cap.max_recv_wr = 256;
+	attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
+	attr.qp_type = IBV_QPT_RC;
+	attr.sq_sig_all = 0;
+	rdma_cm_id *id;
+	int ret = rdma_create_ep(&id, ai, nullptr, &attr);
+	rdma_freeaddrinfo(ai);
+	if (ret) {
+		std::perror("rogue_client: rdma_create_ep");
+		return 2;
+	}
+	rdma_conn_param param{};
+	param.responder_resources = param.initiator_depth = 1;
+	param.retry_count = param.rnr_retry_count = 7;
+	if (rdma_connect(id, &param)) {
+		std::perror("rogue_client: rdma_connect");
+		return 2;
+	}
+	const std::optional<rpma_fio::Workspace> ws = accepted_workspace(id);
+	if (!ws || ws->max_msg_num == 0 || ws->max_msg_num > 128) {
+		std::fprintf(stderr, "rogue_client: no GPSPM workspace from the server\n");
+		return 2;
+	}
+	const unsigned slots = ws->max_msg_num;
+	std::vector<char> buf(size_t{2} * (slots + 1) * rpma_fio::MSG_ROOM);
+	ibv_mr *mr = rdma_reg_msgs(id, buf.data(), buf.size());
+	if (!mr) {
+		std::perror("rogue_client: rdma_reg_msgs");
+		return 2;
+	}
+	ibv_qp_attr qa{};
+	qa.qp_access_flags = 0; // no RDMA write: the server's probe fails
+	if (ibv_modify_qp(id->qp, &qa, IBV_QP_ACCESS_FLAGS)) {
+		std::perror("rogue_client: ibv_modify_qp");
+		return 2;
+	}
+	uint64_t next = 1;
+	if (send_requests(id, mr, buf.data(), slots, &next))
+		return 1;
+	std::printf("%u requests sent, their answers held\n", slots);
+	std::fflush(stdout);
+	std::this_thread::sleep_for(std::chrono::seconds(7));
+	std::printf("probed\n");
+	std::fflush(stdout);
+	const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+	while (access(go_file, F_OK) != 0 && std::chrono::steady_clock::now() < end)
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	if (send_requests(id, mr, buf.data(), 1, &next))
+		return 1;
+	char *recv = buf.data() + (slots + 1) * rpma_fio::MSG_ROOM;
+	for (unsigned i = 0; i < slots; i++)
+		if (rdma_post_recv(id, nullptr, recv + i * rpma_fio::MSG_ROOM, rpma_fio::MSG_ROOM,
+				   mr)) {
+			std::perror("rogue_client: rdma_post_recv");
+			return 2;
+		}
+	unsigned answers = 0;
+	for (; answers < slots; answers++) {
+		ibv_wc wc;
+		if (rdma_get_recv_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS)
+			break;
+	}
+	// the probe, behind the answers, fails now; the disconnect follows
+	std::this_thread::sleep_for(std::chrono::milliseconds(50));
+	rdma_disconnect(id);
+	std::printf("one more request sent, %u answers taken, disconnected\n", answers);
+	std::this_thread::sleep_for(std::chrono::seconds(2));
+	rdma_dereg_mr(mr);
+	rdma_destroy_ep(id);
+	return answers == slots ? 0 : 1;
+}
+
 } // namespace
 
 const char *const rogue::NAME = "rogue_client";
 
 int main(int argc, char *argv[])
 {
-	const std::string mode = argc == 4 ? argv[3] : "";
-	if (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
-	    mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end") {
+	const std::string mode = argc >= 4 ? argv[3] : "";
+	if (mode == "probe-during-answer" && argc == 5)
+		return probe_during_answer(argv[1], argv[2], argv[4]);
+	if (argc != 4 || (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
+			  mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" &&
+			  mode != "after-end")) {
 		std::fprintf(stderr,
 			     "usage: %s IP PORT "
-			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end\n",
-			     argv[0]);
+			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end\n"
+			     "       %s IP PORT probe-during-answer GO_FILE\n",
+			     argv[0], argv[0]);
 		return 2;
 	}
 	if (mode == "silent")
