@@ -41,6 +41,23 @@ inline bool is_aof_end_notice(const FlushRequest &req)
 	return req.length == 0 && req.op_context == AOF_END_CONTEXT;
 }
 
+// aof_mode=gpspm: an appending client's first request, once it has agreed
+// to the server and before it writes a record: the server zeroes and
+// persists the tail pointer (the pointer's range, with this op_context,
+// "AOF NEW"), then answers. aof_mode=apm: the client zeroes it itself.
+constexpr uint64_t AOF_START_CONTEXT = 0x414f46204e4557;
+
+inline FlushRequest aof_start_request()
+{
+	return {LOG_TAIL_OFFSET, sizeof(uint64_t), AOF_START_CONTEXT};
+}
+
+inline bool is_aof_start_request(const FlushRequest &req)
+{
+	return req.offset == LOG_TAIL_OFFSET && req.length == sizeof(uint64_t) &&
+	       req.op_context == AOF_START_CONTEXT;
+}
+
 // The pointer's bytes as they travel and lie in the region.
 inline uint64_t log_tail_bytes(uint64_t tail)
 {

@@ -38,6 +38,7 @@ private:
 	FlushRequests requests_;
 	// the log's length with the appends the latest flush covers
 	std::optional<uint64_t> appended_;
+	bool started_ = false; // start_log() ran: fio may open the file again
 
 	AofMode aof_mode() const override { return mode_; }
 
@@ -57,17 +58,76 @@ private:
 		}
 		if (o.td_ddir == TD_DDIR_READ)
 			return Result::DONE;
-		if (o.start_offset) {
-			report(td_, "offset=%llu: appends start at the log's beginning",
-			       static_cast<unsigned long long>(o.start_offset));
-			return job_failed(td_, EINVAL, "offset");
+		if (const char *option = moves_appends(o)) {
+			report(td_,
+			       "%s: an append-only log is appended to from its beginning, each "
+			       "record right after the last, in one file",
+			       option);
+			return job_failed(td_, EINVAL, option);
 		}
 		if (o.time_based || o.loops > 1 || (o.io_size && o.size && o.io_size > o.size)) {
 			report(td_, "the log is appended to once over: size the run with "
 				    "size= (io_size= at most that), without time_based or loops=");
 			return job_failed(td_, EINVAL, "size");
 		}
+		next_append_ = 0;
 		return Result::DONE;
+	}
+
+	// The option that would place a record elsewhere than right after the
+	// last one, or nullptr. fio keeps some of them beside start_offset
+	// (offset=50% in start_offset_percent, offset=z in start_offset_nz).
+	static const char *moves_appends(const thread_options &o)
+	{
+		if (o.start_offset || o.start_offset_percent || o.start_offset_nz)
+			return "offset=";
+		if (o.offset_increment || o.offset_increment_percent || o.offset_increment_nz)
+			return "offset_increment=";
+		if (o.ddir_seq_add)
+			return "rw=write:<skip>";
+		if (o.zone_mode > ZONE_MODE_NONE)
+			return "zonemode=";
+		if (o.nr_files > 1)
+			return "nrfiles=";
+		return nullptr;
+	}
+
+	// The last check, then the log's start: io_size= without size= is
+	// known only now, and more than the log once over would wrap to its
+	// beginning.
+	Result opened(const fio_file *f) override
+	{
+		const thread_options &o = td_->o;
+		if (next_append_ == NOT_APPENDING || started_)
+			return Result::DONE;
+		if (o.io_size && o.io_size > f->io_size) {
+			report(td_,
+			       "io_size=%llu: more than the %llu bytes of the log's records, "
+			       "which are appended to once over",
+			       static_cast<unsigned long long>(o.io_size),
+			       static_cast<unsigned long long>(f->io_size));
+			return job_failed(td_, EINVAL, "io_size");
+		}
+		started_ = true;
+		return start_log();
+	}
+
+	// A pointer left by an earlier run (Device DAX, an FS DAX file) would
+	// cover the first records before they are persistent: a power cut then
+	// would leave a log whose pointer covers records half new, half old.
+	// So it is zeroed, persistently, before the first record is written,
+	// and only now, when this client has checked the server and its job:
+	// zeroed at the accept, a client that then refused the server would
+	// have wiped the old log.
+	Result start_log()
+	{
+		if (mode_ == AofMode::GPSPM) {
+			if (Result r = requests_.post(aof_start_request()); r != Result::DONE)
+				return r == Result::RETRY ? job_failed(td_, EPROTO, "start") : r;
+		} else if (Result r = post_tail(0, SYNC_TOKEN); r != Result::DONE) {
+			return r;
+		}
+		return wait_alone();
 	}
 
 	InFlight::Merge flush_merge() const override
@@ -123,22 +183,29 @@ private:
 		return r;
 	}
 
-	// The records' flush, the pointer's atomic write (fenced: it waits
-	// for that flush), the pointer's flush, which carries the token.
+	// The records' flush, then the pointer's update.
 	Result post_apm_append(const Flush &f)
 	{
 		int ret = rpma_flush(conn_, remote_, remote_base_ + f.offset, f.length, type_,
 				     RPMA_F_COMPLETION_ON_ERROR, nullptr);
 		if (ret)
 			return rpma_failed(td_, "rpma_flush", ret);
-		const uint64_t tail = log_tail_bytes(f.offset + f.length);
+		return post_tail(f.offset + f.length, f.token);
+	}
+
+	// The pointer's atomic write (fenced: it waits for any flush before
+	// it), the pointer's flush, which carries the token.
+	Result post_tail(uint64_t length, uint64_t token)
+	{
+		const uint64_t tail = log_tail_bytes(length);
 		char src[8];
 		std::memcpy(src, &tail, sizeof(src));
-		if ((ret = rpma_atomic_write(conn_, remote_, LOG_TAIL_OFFSET, src,
-					     RPMA_F_COMPLETION_ON_ERROR, nullptr)))
+		int ret = rpma_atomic_write(conn_, remote_, LOG_TAIL_OFFSET, src,
+					    RPMA_F_COMPLETION_ON_ERROR, nullptr);
+		if (ret)
 			return rpma_failed(td_, "rpma_atomic_write", ret);
 		ret = rpma_flush(conn_, remote_, LOG_TAIL_OFFSET, sizeof(tail), type_,
-				 RPMA_F_COMPLETION_ALWAYS, reinterpret_cast<const void *>(f.token));
+				 RPMA_F_COMPLETION_ALWAYS, reinterpret_cast<const void *>(token));
 		return ret ? rpma_failed(td_, "rpma_flush", ret) : Result::DONE;
 	}
 

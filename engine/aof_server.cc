@@ -27,6 +27,7 @@ unsigned long long ull(uint64_t v)
 class AofServer final : public GpspmServer {
 	AofMode mode_ = AofMode::APM;
 	std::string refusal_; // why the connected client cannot be served
+	uint64_t tail_ = 0;   // aof_mode=gpspm: the log's length as persisted
 
 	// apm: one receive, for the end-of-run notice
 	uint16_t msg_slots() const override
@@ -77,6 +78,10 @@ class AofServer final : public GpspmServer {
 	// message, as serve() does with this one.
 	Result accepting(rpma_conn_req *req) override
 	{
+		// DRAM holds no log of an earlier run: a reading client must find
+		// an empty one, not what the allocator left there
+		if (!mem_.persistent())
+			store_log_tail(mem_.base() + LOG_TAIL_OFFSET, 0);
 		rpma_conn_private_data pdata{};
 		rpma_conn_req_get_private_data(req, &pdata);
 		const std::optional<AofRequest> asked = decode_aof_request(pdata.ptr, pdata.len);
@@ -91,26 +96,14 @@ class AofServer final : public GpspmServer {
 				   aof_mode_name(asked->mode) +
 				   ", this server serves aof_mode=" + aof_mode_name(mode_) +
 				   ": both ends must use the same";
-		else if (asked->appends)
-			start_log();
+		tail_ = load_log_tail(mem_.base() + LOG_TAIL_OFFSET);
+		// the client zeroes the pointer (aof_client.cc, start_log()), once
+		// it has agreed to this server
+		if (refusal_.empty() && asked->appends && tail_)
+			note("%s[%u]: an appending client, which starts the log anew (its tail "
+			     "pointer is at %llu bytes)\n",
+			     td_->io_ops->name, td_->thread_number, ull(tail_));
 		return GpspmServer::accepting(req);
-	}
-
-	// An appending client writes the log from its start. A pointer left by
-	// an earlier run (Device DAX, an FS DAX file) would cover its first
-	// records before they are persistent: a power cut then would leave a
-	// log whose pointer covers records half new, half old. So the pointer
-	// is zeroed and persisted before the connection, and with it any
-	// record, is accepted.
-	void start_log()
-	{
-		const uint64_t old = load_log_tail(mem_.base() + LOG_TAIL_OFFSET);
-		store_log_tail(mem_.base() + LOG_TAIL_OFFSET, 0);
-		mem_.persist(LOG_TAIL_OFFSET, sizeof(uint64_t));
-		if (old)
-			note("%s[%u]: an appending client: the log starts anew (its tail pointer "
-			     "was at %llu bytes)\n",
-			     td_->io_ops->name, td_->thread_number, ull(old));
 	}
 
 	Result serve() override
@@ -167,15 +160,19 @@ class AofServer final : public GpspmServer {
 			       ull(req.offset), ull(req.length));
 			return job_failed(td_, EPROTO, "flush request");
 		}
-		if (req.offset < LOG_OFFSET) {
+		if (is_aof_start_request(req)) {
+			tail_ = 0;
+		} else if (req.offset != LOG_OFFSET + tail_) {
 			report(td_,
-			       "a flush request for [%llu, +%llu) reaches into the log's first "
-			       "%u bytes, its tail pointer's",
-			       ull(req.offset), ull(req.length), LOG_OFFSET);
+			       "a flush request for [%llu, +%llu) does not start at the log's end "
+			       "(%llu + %llu bytes): a log has no hole and never steps back",
+			       ull(req.offset), ull(req.length), ull(LOG_OFFSET), ull(tail_));
 			return job_failed(td_, EPROTO, "flush request");
+		} else {
+			// the records are persistent: now the pointer that covers them
+			tail_ += req.length;
 		}
-		// the records are persistent: now the pointer that covers them
-		store_log_tail(mem_.base() + LOG_TAIL_OFFSET, req.offset + req.length - LOG_OFFSET);
+		store_log_tail(mem_.base() + LOG_TAIL_OFFSET, tail_);
 		mem_.persist(LOG_TAIL_OFFSET, sizeof(uint64_t));
 		return Result::DONE;
 	}

@@ -29,9 +29,12 @@ private:
 
 	QueueSizes queue_sizes(unsigned iodepth) const override
 	{
-		// an io_u needs at most a read or a write, plus a flush
+		// An io_u needs at most a read or a write, plus a flush (the
+		// end-of-run notice goes out with nothing else in flight). Each
+		// of them may complete (a failure flushes them all), and so may
+		// the receive the notice's messages post: one more.
 		uint32_t sq = 2 * iodepth;
-		return {sq, 1, sq};
+		return {sq, 1, sq + 1};
 	}
 
 	bool sends_end_notice() const override { return true; }

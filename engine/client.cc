@@ -31,10 +31,6 @@ const void *ctx(uint64_t token)
 	return reinterpret_cast<const void *>(token);
 }
 
-// The op_context of the one signaled operation of an I/O done with sync=1:
-// nothing else is in flight then, so any token that comes back is its.
-constexpr uint64_t SYNC_TOKEN = 1;
-
 constexpr auto RETRY_PAUSE = std::chrono::milliseconds(250);
 
 }
@@ -323,7 +319,7 @@ int Client::open_file(thread_data *td, fio_file *f)
 		       (unsigned long long)c->remote_size_);
 		return fio_status(job_failed(td, EINVAL, "open_file"));
 	}
-	return 0;
+	return fio_status(c->opened(f));
 }
 
 int Client::close_file(thread_data *, fio_file *)
@@ -514,10 +510,30 @@ Result Client::read(io_u *u, int flags, uint64_t token)
 // Never signaled: the flush after it is.
 Result Client::write(io_u *u)
 {
+	if (next_append_ != NOT_APPENDING) [[unlikely]] {
+		if (u->offset != next_append_)
+			return misplaced_append(u);
+		next_append_ += u->xfer_buflen;
+	}
 	int ret = rpma_write(conn_, remote_, remote_base_ + u->offset, local_,
 			     static_cast<char *>(u->xfer_buf) - local_base_, u->xfer_buflen,
 			     RPMA_F_COMPLETION_ON_ERROR, nullptr);
 	return ret ? rpma_failed(td_, "rpma_write", ret) : Result::DONE;
+}
+
+Result Client::wait_alone()
+{
+	return sync_wait();
+}
+
+Result Client::misplaced_append(const io_u *u)
+{
+	report(td_,
+	       "fio asked for a record at %llu bytes into the log, whose end is at %llu: an "
+	       "append-only log takes each record right after the last (no hole, no step "
+	       "back); a job option moves fio's offsets",
+	       (unsigned long long)u->offset, (unsigned long long)next_append_);
+	return job_failed(td_, EINVAL, "append");
 }
 
 // Each io_u is added to inflight_ only once its work request is out. One

@@ -84,6 +84,9 @@ protected:
 	virtual Result message_completion(const ibv_wc &wc, uint64_t *token) = 0;
 	// Before disconnecting after a good run: tell the server it is over.
 	virtual void finish() {}
+	// fio opened the job's file f (its range checked): DONE, or FAILED
+	// (reported).
+	virtual Result opened(const fio_file *) { return Result::DONE; }
 	// What makes writes persistent if not rpma_flush (nor rpma_atomic_
 	// write), to say so instead of what those would be made of; nullptr
 	// when the flavour uses them.
@@ -106,8 +109,21 @@ protected:
 	// region (the append-only log's records: past its tail pointer)
 	uint64_t remote_base_ = 0;
 	uint64_t remote_size_ = 0;
+	// The op_context of an operation waited for alone (wait_alone(): an
+	// I/O done with sync=1): nothing else is in flight then, so any token
+	// that comes back is its.
+	static constexpr uint64_t SYNC_TOKEN = 1;
+	// Waits for the completion that carries a token, nothing else being in
+	// flight: DONE, or FAILED.
+	Result wait_alone();
+	// An appending client's next write must start here (fio's offset):
+	// a log has no holes and never steps back. NOT_APPENDING: any offset.
+	static constexpr uint64_t NOT_APPENDING = UINT64_MAX;
+	uint64_t next_append_ = NOT_APPENDING;
 
 private:
+	// FAILED, saying that u is not at next_append_.
+	Result misplaced_append(const io_u *u);
 	Result connect();
 	// Whether the server's workspace is of the kind of server this
 	// flavour works with, saying why not.

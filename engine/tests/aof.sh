@@ -77,12 +77,75 @@ aof_new_log() {
 	aof_append "$name-first" apm "$server" "--rw=write --bs=4k --size=128k" 131072 || return
 	aof_append "$name" apm "$server" "--rw=write --bs=4k --size=64k --verify=crc32c" 65536 ||
 		return
-	has server "an appending client: the log starts anew (its tail pointer was at 131072 bytes)"
-	expect $? "$name-starts-anew" "the server did not zero the earlier run's pointer (131072)"
+	has server "an appending client, which starts the log anew (its tail pointer is at 131072 bytes)"
+	expect $? "$name-starts-anew" "the server did not see the earlier run's pointer (131072)"
 	run_pair "$name-read" aof "--aof_mode=apm $server" "--aof_mode=apm --rw=read --bs=4k --size=64k" ||
 		return
 	has server "the client appended nothing; the log holds 65536 bytes" && ! has server "starts anew"
 	expect $? "$name-read-keeps" "a reading run did not leave the log at 65536 bytes"
+}
+
+# aof_refusal_keeps_log: a log on Device DAX, then an appending client that
+# refuses its server (aof_mode=apm on PMem without direct_write_to_pmem=1)
+# after the accept: the log must stay as it was, which a reading run then
+# finds
+aof_refusal_keeps_log() {
+	local name=aof-refusal-keeps-log server
+	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
+		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
+		return
+	fi
+	server="--filename=$RPMA_TEST_DEVDAX --size=2m"
+	aof_append "$name-first" apm "$server --direct_write_to_pmem=1" \
+		"--rw=write --bs=4k --size=128k" 131072 || return
+	aof_refused "$name-refused" aof "--aof_mode=apm $server" aof "--aof_mode=apm" \
+		"direct_write_to_pmem" "the client disconnected before ending the run" || return
+	run_pair "$name-read" aof "--aof_mode=apm $server --direct_write_to_pmem=1" \
+		"--aof_mode=apm --rw=read --bs=4k --size=128k" || return
+	has server "the client appended nothing; the log holds 131072 bytes"
+	expect $? "$name" "the refusing client's connection changed the log's pointer (131072 before)"
+}
+
+# aof_fresh_dram_read: a reading client of a server fresh on DRAM (a small
+# log, from the allocator's reused memory) finds an empty log
+aof_fresh_dram_read() {
+	local mode
+	for mode in apm gpspm; do
+		run_pair "aof-$mode-fresh-dram-read" aof "--aof_mode=$mode --filename=malloc --size=8k" \
+			"--aof_mode=$mode --rw=read --bs=4k --size=4k" || continue
+		has server "the client appended nothing; the log holds 0 bytes"
+		expect $? "aof-$mode-fresh-dram-read-empty" "the fresh log's pointer is not 0"
+	done
+}
+
+# aof_io_size_wraps: io_size= past the log without size= (known only once
+# connected, create_serialize=0): refused before the first record, the
+# server never checks a log
+aof_io_size_wraps() {
+	local name=aof-io-size-past-log crc src
+	begin_case "$name"
+	fio_server aof --filename=malloc --size=1m
+	server_listens 30
+	fio_client aof --rw=write --bs=4k --io_size=2m --create_serialize=0 --connect_timeout=10
+	crc=$?
+	wait_exit "$SERVER_PID" 30
+	src=$?
+	((crc)) && has client "io_size=2097152: more than the" && ! has server "log checked"
+	expect $? "$name" "client $crc (not 0), server $src; the client's message, and no log check"
+}
+
+# aof_moved_appends: each job option that would place a record elsewhere
+# than right after the last is refused before connecting
+aof_moved_appends() {
+	local says="an append-only log is appended to from its beginning"
+	aof_bad_job aof-offset-percent "--rw=write --bs=4k --offset=50%" "offset=: $says"
+	aof_bad_job aof-offset-increment "--rw=write --bs=4k --numjobs=2 --offset_increment=64k" \
+		"offset_increment=: $says"
+	aof_bad_job aof-rw-skip "--rw=write:4k --bs=4k" "rw=write:<skip>: $says"
+	aof_bad_job aof-zonemode-strided \
+		"--rw=write --bs=4k --zonemode=strided --zonesize=64k --zonerange=128k --zoneskip=64k" \
+		"zonemode=: $says"
+	aof_bad_job aof-nrfiles "--rw=write --bs=4k --nrfiles=2" "nrfiles=: $says"
 }
 
 aof_cases() {
@@ -102,6 +165,10 @@ aof_cases() {
 	aof_bad_job aof-randwrite "--rw=randwrite --bs=4k" "an append-only log is appended to"
 	aof_bad_job aof-time-based "--rw=write --bs=4k --time_based --runtime=5" \
 		"the log is appended to once over"
+	aof_moved_appends
+	aof_io_size_wraps
+	aof_refusal_keeps_log
+	aof_fresh_dram_read
 }
 
 # aof_native_case: native_ops= per job with aof_mode=apm on Device DAX: one
@@ -163,8 +230,9 @@ aof_native_case() {
 		n8=$(grep -c 'len=8$' "$case_dir/flush.trace")
 		natomic=$(grep -c 'value=' "$case_dir/atomic.trace")
 		# a tail that is not a multiple of 4096, or past 1 MiB: not job 1's
+		# (0 is: the start of its log, aof_client.cc)
 		bad=$(sed -n 's/.*value=\([0-9]*\)$/\1/p' "$case_dir/atomic.trace" |
-			awk '$1 % 4096 || $1 > 1048576 || $1 == 0' | wc -l)
+			awk '$1 % 4096 || $1 > 1048576' | wc -l)
 		echo "  $name: rxe executed $n4k native flushes of 4 KiB and $n8 of 8 bytes (job 1), $n8k of 8 KiB (job 2), $natomic native atomic writes ($bad not job 1's tails)"
 		((n4k >= 256 && n8 >= 256 && n8k == 0 && natomic >= 256 && bad == 0))
 		expect $? "$name-kernel-witness" \
