@@ -121,8 +121,8 @@ private:
 	ibv_context *dev_ = nullptr;
 	rpma_ep *ep_ = nullptr;
 	std::string port_;
-	size_t accepted_ = 0;  // connection requests taken
-	bool gave_up_ = false; // runtime= passed before all came
+	size_t accepted_ = 0;         // connection requests taken
+	bool gave_up_ = false;        // runtime= passed before all came
 	Clock::time_point checked_{}; // the checks' last run
 	std::vector<size_t> failing_; // clients whose probe failed, for settle()
 	bool working_ = false;        // inside work()

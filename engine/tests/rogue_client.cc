@@ -202,8 +202,8 @@ rpma_mr_remote *server_region(rpma_conn *conn, size_t *size)
 
 // imm-gpspm, imm-apm: 0 once the write went out, else 1. The memory is
 // the caller's (*buf, *mr), kept until the server has ended the connection.
-int write_with_imm(rpma_peer *peer, rpma_conn *conn, bool requests_first,
-		   std::vector<char> *buf, rpma_mr_local **mr)
+int write_with_imm(rpma_peer *peer, rpma_conn *conn, bool requests_first, std::vector<char> *buf,
+		   rpma_mr_local **mr)
 {
 	size_t size = 0;
 	rpma_mr_remote *remote = server_region(conn, &size);
@@ -212,7 +212,8 @@ int write_with_imm(rpma_peer *peer, rpma_conn *conn, bool requests_first,
 	const size_t len = std::min<size_t>(size, size_t{64} << 20);
 	buf->resize(len);
 	int ret = rpma_mr_reg(peer, buf->data(), buf->size(),
-			      RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV | RPMA_MR_USAGE_WRITE_SRC, mr);
+			      RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV | RPMA_MR_USAGE_WRITE_SRC,
+			      mr);
 	if (ret) {
 		rpma_mr_remote_delete(&remote);
 		return failed("rpma_mr_reg", ret), 1;
@@ -394,14 +395,15 @@ int main(int argc, char *argv[])
 	const std::string mode = argc >= 4 ? argv[3] : "";
 	if (mode == "probe-during-answer" && argc == 5)
 		return probe_during_answer(argv[1], argv[2], argv[4]);
-	if (argc != 4 || (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
-			  mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" &&
-			  mode != "after-end")) {
-		std::fprintf(stderr,
-			     "usage: %s IP PORT "
-			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end\n"
-			     "       %s IP PORT probe-during-answer GO_FILE\n",
-			     argv[0], argv[0]);
+	if (argc != 4 ||
+	    (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
+	     mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end")) {
+		std::fprintf(
+			stderr,
+			"usage: %s IP PORT "
+			"gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end\n"
+			"       %s IP PORT probe-during-answer GO_FILE\n",
+			argv[0], argv[0]);
 		return 2;
 	}
 	if (mode == "silent")
@@ -438,7 +440,8 @@ int main(int argc, char *argv[])
 	if (mode == "after-end") {
 		as_expected = after_end(peer, conn) == 0;
 	} else if (mode == "imm-gpspm" || mode == "imm-apm") {
-		as_expected = write_with_imm(peer, conn, mode == "imm-gpspm", &imm_buf, &imm_mr) == 0;
+		as_expected = write_with_imm(peer, conn, mode == "imm-gpspm", &imm_buf, &imm_mr) ==
+			      0;
 		if (as_expected) {
 			ret = next_event(conn, 30000, ev);
 			as_expected = ret == 0 && ev != RPMA_CONN_ESTABLISHED;
