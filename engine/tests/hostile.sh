@@ -97,32 +97,28 @@ after_end() {
 # requests of the other client; that client ends with 0 errors, data
 # verified, the rogue is named
 probe_during_answer() {
-	local name=gpspm-clients2-probe-fails-during-answer rrc crc src said
+	local name=gpspm-clients2-probe-fails-during-answer rrc crc src said end
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
 	begin_case "$name"
 	fio_server gpspm --clients=2 --filename=malloc --size=1m --iodepth=32 --busy_wait_polling=1
 	server_listens 30
-	"$ROGUE_CLIENT" "$ip" "$port" probe-during-answer "$case_dir/go" >"$case_dir/rogue.log" 2>&1 &
-	local rogue=$! end=$((SECONDS + 60))
-	wait_for_text "$case_dir/rogue.log" "probed" 60
 	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=32 --size=1m \
-		--time_based --runtime=25 --verify=crc32c --verify_backlog=64
+		--time_based --runtime=40 --verify=crc32c --verify_backlog=64
 	local other=$FIO_PID
-	until (($(server_connections) == 2)) || ((SECONDS >= end)); do
+	end=$((SECONDS + 60))
+	until (($(server_connections) == 1)) || ((SECONDS >= end)); do
 		sleep 0.2
 	done
-	sleep 3
-	touch "$case_dir/go"
-	wait_exit "$rogue" 60
+	"$ROGUE_CLIENT" "$ip" "$port" probe-during-answer >"$case_dir/rogue.log" 2>&1
 	rrc=$?
 	wait_exit "$other" 120
 	crc=$?
 	wait_exit "$SERVER_PID" 60
 	src=$?
-	said=$(grep -h "client 1 of 2 at" "$case_dir/server.log" "$case_dir/server.json" | head -1)
+	said=$(grep -h "client 2 of 2 at" "$case_dir/server.log" "$case_dir/server.json" | head -1)
 	echo "  $name: rogue $rrc, client $crc, server $src: ${said:-nothing}; $(tail -1 "$case_dir/rogue.log")"
 	((rrc == 0 && crc == 0 && src && src < 124)) && [[ $said == *"; the others go on"* ]]
-	expect $? "$name" "rogue $rrc (0), the other client $crc (0), server $src (a job error) naming client 1 (said: ${said:-nothing})"
+	expect $? "$name" "rogue $rrc (0), the other client $crc (0), server $src (a job error) naming client 2 (said: ${said:-nothing})"
 }
 
 hostile_cases() {

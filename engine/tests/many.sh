@@ -236,7 +236,6 @@ many_cases() {
 	many_lost_client gpspm
 	many_terminated apm
 	many_terminated gpspm
-	many_late_client 0
 	many_late_client 1
 	many_memory
 	many_too_few

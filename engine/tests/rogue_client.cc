@@ -19,16 +19,16 @@
 //   after-end      a GPSPM end-of-run notice, then (once "notice sent" is
 //                  printed, after 3 s) bytes that are no flush request and
 //                  a disconnect at once
-//   probe-during-answer GO_FILE
+//   probe-during-answer
 //                  makes a GPSPM server's liveness probe fail while the
 //                  server is answering it: its queue pair refuses RDMA
 //                  writes (the probe is one), it sends max_msg_num flush
 //                  requests with no receive posted for their answers (the
 //                  server's device retries them, the probe queued behind),
 //                  stays quiet for 7 s (the server probes a client quiet
-//                  for 5 s) and says "probed"; once GO_FILE exists, one
-//                  more request, then the receives (the answers complete,
-//                  the probe fails), then a disconnect
+//                  for 5 s), then sends one more request, posts the
+//                  receives (the answers complete, the probe fails) and
+//                  disconnects
 // Exits 0 when the server (or its RDMA device) did what it must: ended the
 // connection within 30 s (gpspm-*, imm-*) or 90 s (silent), or failed the
 // write with a remote access error (outside); after-end when it sent all;
@@ -41,7 +41,6 @@
 #include <poll.h>
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -279,6 +278,16 @@ std::optional<rpma_fio::Workspace> accepted_workspace(rdma_cm_id *id)
 					  id->event->param.conn.private_data_len);
 }
 
+// The next completion of cq, polled for up to 30 s: 0 and *wc, or 1.
+int poll_one(ibv_cq *cq, ibv_wc *wc)
+{
+	const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+	int got;
+	while ((got = ibv_poll_cq(cq, 1, wc)) == 0 && std::chrono::steady_clock::now() < end)
+		std::this_thread::sleep_for(std::chrono::microseconds(100));
+	return got == 1 ? 0 : 1;
+}
+
 // Posts `n` signaled sends of flush requests of [0, +4096), op_contexts
 // from *next on, and waits for their completions: 0, or 1.
 int send_requests(rdma_cm_id *id, ibv_mr *mr, char *buf, unsigned n, uint64_t *next)
@@ -294,7 +303,7 @@ int send_requests(rdma_cm_id *id, ibv_mr *mr, char *buf, unsigned n, uint64_t *n
 	}
 	for (unsigned got = 0; got < n; got++) {
 		ibv_wc wc;
-		if (rdma_get_send_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS) {
+		if (poll_one(id->send_cq, &wc) || wc.status != IBV_WC_SUCCESS) {
 			std::fprintf(stderr, "rogue_client: a request did not go out\n");
 			return 1;
 		}
@@ -304,7 +313,7 @@ int send_requests(rdma_cm_id *id, ibv_mr *mr, char *buf, unsigned n, uint64_t *n
 
 // probe-during-answer: RDMA-CM and verbs directly, since rpma sets no
 // queue pair's access flags. 0 once it all went out, else 1 (2: local).
-int probe_during_answer(const char *ip, const char *port, const char *go_file)
+int probe_during_answer(const char *ip, const char *port)
 {
 	rdma_addrinfo hints{}, *ai;
 	hints.ai_port_space = RDMA_PS_TCP;
@@ -356,11 +365,6 @@ int probe_during_answer(const char *ip, const char *port, const char *go_file)
 	std::printf("%u requests sent, their answers held\n", slots);
 	std::fflush(stdout);
 	std::this_thread::sleep_for(std::chrono::seconds(7));
-	std::printf("probed\n");
-	std::fflush(stdout);
-	const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(90);
-	while (access(go_file, F_OK) != 0 && std::chrono::steady_clock::now() < end)
-		std::this_thread::sleep_for(std::chrono::milliseconds(100));
 	if (send_requests(id, mr, buf.data(), 1, &next))
 		return 1;
 	char *recv = buf.data() + (slots + 1) * rpma_fio::MSG_ROOM;
@@ -373,7 +377,7 @@ int probe_during_answer(const char *ip, const char *port, const char *go_file)
 	unsigned answers = 0;
 	for (; answers < slots; answers++) {
 		ibv_wc wc;
-		if (rdma_get_recv_comp(id, &wc) != 1 || wc.status != IBV_WC_SUCCESS)
+		if (poll_one(id->recv_cq, &wc) || wc.status != IBV_WC_SUCCESS)
 			break;
 	}
 	// the probe, behind the answers, fails now; the disconnect follows
@@ -393,17 +397,18 @@ const char *const rogue::NAME = "rogue_client";
 int main(int argc, char *argv[])
 {
 	const std::string mode = argc >= 4 ? argv[3] : "";
-	if (mode == "probe-during-answer" && argc == 5)
-		return probe_during_answer(argv[1], argv[2], argv[4]);
+	if (mode == "probe-during-answer" && argc == 4)
+		return probe_during_answer(argv[1], argv[2]);
 	if (argc != 4 ||
 	    (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
-	     mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end")) {
+	     mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end" &&
+	     mode != "probe-during-answer")) {
 		std::fprintf(
 			stderr,
 			"usage: %s IP PORT "
-			"gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end\n"
-			"       %s IP PORT probe-during-answer GO_FILE\n",
-			argv[0], argv[0]);
+			"gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end|"
+			"probe-during-answer\n",
+			argv[0]);
 		return 2;
 	}
 	if (mode == "silent")
