@@ -399,16 +399,14 @@ int main(int argc, char *argv[])
 	const std::string mode = argc >= 4 ? argv[3] : "";
 	if (mode == "probe-during-answer" && argc == 4)
 		return probe_during_answer(argv[1], argv[2]);
-	if (argc != 4 ||
-	    (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
-	     mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end" &&
-	     mode != "probe-during-answer")) {
-		std::fprintf(
-			stderr,
-			"usage: %s IP PORT "
-			"gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end|"
-			"probe-during-answer\n",
-			argv[0]);
+	if (argc != 4 || (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
+			  mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" &&
+			  mode != "after-end" && mode != "probe-during-answer")) {
+		std::fprintf(stderr,
+			     "usage: %s IP PORT "
+			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end|"
+			     "probe-during-answer\n",
+			     argv[0]);
 		return 2;
 	}
 	if (mode == "silent")
