@@ -331,6 +331,10 @@ Result Server::probe_done(const ibv_wc &wc, bool end_expected)
 	const Result r = next_conn_event(td_, conn_, DISCONNECT_GRACE_MS, &ev);
 	if (r == Result::DONE)
 		return connection_ended(ev, end_expected);
+	// a link going down fails the probe too, maybe before the check
+	// between waits has seen it: the link's state says more
+	if (r == Result::RETRY && failed(link_check()))
+		return Result::FAILED;
 	return r == Result::RETRY ? client_stopped(ibv_wc_status_str(wc.status)) : r;
 }
 
