@@ -107,6 +107,10 @@ Result GpspmServer::poll_cq()
 				return r;
 			continue;
 		}
+		// iWARP ends a connection at once: the end-of-run notice can come
+		// in the batch that flushes the rest, and is served first
+		if (wc[i].status == IBV_WC_WR_FLUSH_ERR && !received_.empty())
+			return Result::DONE;
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			report(td_, "a message from or to the client failed: %s",
 			       ibv_wc_status_str(wc[i].status));
