@@ -19,6 +19,8 @@ trap 'rm -f "$log"' EXIT
 
 passed=0 failed=0 skipped=0
 
+echo "##### RDMA links: $(rdma link show 2>/dev/null | awk '{ printf "%s%s (netdev %s)", n++ ? ", " : "", $2, $NF }')"
+
 skip() { # skip NAME REASON
 	echo "##### SKIP $1: $2"
 	skipped=$((skipped + 1))
