@@ -123,6 +123,7 @@ Result Client::connect()
 	if (ask)
 		request = {ask->data(), static_cast<uint8_t>(ask->size())};
 
+	const bool iwarp = dev->device->transport_type == IBV_TRANSPORT_IWARP;
 	const auto start = Clock::now();
 	const auto deadline = start + std::chrono::seconds(o.connect_timeout);
 	bool waiting_told = false;
@@ -132,12 +133,19 @@ Result Client::connect()
 			res = rpma_failed(td_, "rpma_conn_req_new", ret);
 			break;
 		}
-		if ((ret = rpma_conn_req_connect(&req, request.len ? &request : nullptr, &conn_))) {
+		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		ret = rpma_conn_req_connect(&req, request.len ? &request : nullptr, &conn_);
+		if (ret == RPMA_E_PROVIDER && iwarp) {
+			// iWARP connects over TCP inside rdma_connect: a server not
+			// listening yet fails the call instead of rejecting
+			ev = RPMA_CONN_REJECTED;
+		} else if (ret) {
 			res = rpma_failed(td_, "rpma_conn_req_connect", ret);
 			break;
+		} else {
+			res = next_conn_event(td_, conn_, ms_left(deadline) + HANDSHAKE_TIMEOUT_MS,
+					      &ev);
 		}
-		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-		res = next_conn_event(td_, conn_, ms_left(deadline) + HANDSHAKE_TIMEOUT_MS, &ev);
 		if (res == Result::RETRY) {
 			report(td_, "%s:%s does not answer", o.serverip, port.c_str());
 			res = job_failed(td_, ETIMEDOUT, "connect");

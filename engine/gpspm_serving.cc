@@ -107,6 +107,15 @@ Result GpspmServer::poll_cq()
 				return r;
 			continue;
 		}
+		// iWARP ends a connection at once: its receives are flushed
+		// before the connection's event comes, maybe in the batch with
+		// the end-of-run notice. What came is served; the event says how
+		// the connection ended (connection_event).
+		if (wc[i].status == IBV_WC_WR_FLUSH_ERR) {
+			if (failed(handle_requests()))
+				return Result::FAILED;
+			return ended_ ? Result::DONE : Result::RETRY;
+		}
 		if (wc[i].status != IBV_WC_SUCCESS) {
 			report(td_, "a message from or to the client failed: %s",
 			       ibv_wc_status_str(wc[i].status));

@@ -10,6 +10,8 @@
 #   base-port  example i listens on base-port + i (default 7204)
 #   pmem-path  a file or device the persistent-memory examples map (05, 07,
 #              09); without it they use DRAM
+# The immediate-data examples (10, 11) skip, saying why, where the device
+# serving addr is an iWARP one: iWARP carries no immediate data.
 # RPMA_EXAMPLE_PMEM_SKIP=REASON skips those three when pmem-path is given,
 # saying REASON: the caller knows the platform misplaces their data (an FS
 # DAX file over rxe's On-Demand Paging of Linux 7.2, tests/platforms).
@@ -94,6 +96,36 @@ run_example() {
 	port=$((port + 1))
 }
 
+# the transport ibv_devinfo reports for the device whose netdev has addr
+# ("iWARP", "InfiniBand"; "" where that cannot be told)
+device_transport() {
+	command -v rdma >/dev/null && command -v ibv_devinfo >/dev/null || return 0
+	local dev netdev
+	{ rdma link show 2>/dev/null || true; } |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "netdev") { split($2, d, "/"); print d[1], $(i + 1) } }' |
+		while read -r dev netdev; do
+			ip -o -4 addr show dev "$netdev" 2>/dev/null | grep -qF " $addr/" || continue
+			ibv_devinfo -d "$dev" 2>/dev/null |
+				awk '$1 == "transport:" { print $2; exit }'
+			break
+		done
+}
+imm_skip=
+if [[ "$(device_transport)" == iWARP ]]; then
+	imm_skip="iWARP carries no immediate data (siw refuses the post)"
+fi
+
+# run_imm_example NAME -- CLIENT-ARGS...: an example sending immediate data
+run_imm_example() {
+	if [[ -n "$imm_skip" ]]; then
+		echo "=== $1: SKIP: $imm_skip"
+		skipped=$((skipped + 1))
+		port=$((port + 1))
+		return
+	fi
+	run_example "$@"
+}
+
 pmem_arg=()
 [[ -n "$pmem" ]] && pmem_arg=("$pmem")
 
@@ -117,9 +149,9 @@ run_example 08-messages-ping-pong -- 7 3
 run_pmem_example 09-flush-to-persistent-GPSPM --
 run_example 12-receive-completion-queue -- 100 3
 run_example 12scch-receive-completion-queue -- 200 3
-run_example 10-send-with-imm -- 1234 1st_word
-run_example 10-send-with-imm -- 4321
-run_example 11-write-with-imm -- 1234
+run_imm_example 10-send-with-imm -- 1234 1st_word
+run_imm_example 10-send-with-imm -- 4321
+run_imm_example 11-write-with-imm -- 1234
 run_pmem_example 07-atomic-write -- 1st_word 2nd_word 3rd_word
 run_example 13-srq 3 -- 1 3 -- 5 3 -- 10 3
 

@@ -65,9 +65,11 @@ Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues, Private
 	if (rdma_migrate_id(id_.get(), events_.get()))
 		throw_provider("rdma_migrate_id()", errno_or(EIO));
 
+	// the emulated flush reads into it: a read destination, which an iWARP
+	// device writes as a remote peer would (docs/platforms.md)
 	errno = 0;
-	flush_mr_ = MrOwner(
-		ibv_reg_mr(peer.pd(), flush_page_.get(), FLUSH_LENGTH, IBV_ACCESS_LOCAL_WRITE));
+	flush_mr_ = MrOwner(ibv_reg_mr(peer.pd(), flush_page_.get(), FLUSH_LENGTH,
+				       peer.access_for(RPMA_MR_USAGE_READ_DST)));
 	if (!flush_mr_)
 		throw_provider("ibv_reg_mr()", errno_or(EIO));
 	flush_lkey_ = flush_mr_->lkey;

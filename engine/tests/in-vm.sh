@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# engine/tests/in-vm.sh [quick|full|fio|interop|platform|helgrind|drd] -- runs the engine tests inside the VM
+# engine/tests/in-vm.sh [quick|full|fio|interop|platform|helgrind|drd|iwarp] -- runs the engine tests inside the VM
 # that engine/tests/engines boots; the host judges them (evaluate.py).
 set -uo pipefail
 
@@ -13,6 +13,7 @@ if [[ -n "${FIO:-}" ]]; then
 	export PATH=$fio_bin:$PATH
 fi
 echo "in-vm.sh: $(command -v fio) is $(fio --version)"
+echo "in-vm.sh: RDMA links: $(rdma link show 2>/dev/null | awk '{ printf "%s%s (netdev %s)", n++ ? ", " : "", $2, $NF }')"
 # shellcheck source=lib.sh
 . "$here/lib.sh"
 # shellcheck source=matrix.sh
@@ -33,6 +34,28 @@ echo "in-vm.sh: $(command -v fio) is $(fio --version)"
 . "$here/hostile.sh"
 # shellcheck source=races.sh
 . "$here/races.sh"
+
+# error_cases (errors.sh) as iWARP can run them
+iwarp_error_cases() {
+	local kind silent="on iWARP a queue pair in error ends its TCP stream, and so the connection: a peer cannot fall silent so (tests/twohosts' silence case stops the link instead)"
+	for kind in apm gpspm; do
+		dead_client "$kind"
+		dead_server "$kind"
+		server_restart "$kind"
+		size_too_big "$kind"
+		skip "$kind-silent-client" "$silent"
+	done
+	skip gpspm-silent-client-sleeping "$silent"
+	no_server
+	port_in_use
+	gpspm_bad_request gpspm-range "refusing to flush"
+	gpspm_bad_request gpspm-garbage "cannot unpack a flush request"
+	outside_region
+	late_server
+	no_size
+	apm_pmem_without_dwtp
+	fsdax_without_odp
+}
 
 mode=${1:-quick}
 # ENGINE_CASES="CASE ARGS; CASE ARGS...": only these cases (the functions
@@ -73,11 +96,26 @@ platform)	# the cases that depend on the kernel: FS DAX with or without ODP
 	fsdax_without_odp
 	exit 0
 	;;
+iwarp)	# make check-iwarp, on Soft-iWARP (tests/vm/run --transport siw):
+	# the quick suite's cases of the engines' data paths, methods, job
+	# files, clients=N, persistent memory, append-only log and errors
+	matrix_quick
+	extras
+	examples_case apm json+
+	examples_case gpspm normal,json
+	examples_case aof normal,json
+	native_ops_case
+	pmem_cases
+	aof_cases
+	iwarp_error_cases
+	many_cases
+	exit 0
+	;;
 helgrind | drd)	# make check-helgrind, check-drd: the multi-job runs only
 	race_cases "$mode"
 	exit 0
 	;;
-*) echo "usage: $0 [quick|full|fio|interop|platform|helgrind|drd]" >&2; exit 2 ;;
+*) echo "usage: $0 [quick|full|fio|interop|platform|helgrind|drd|iwarp]" >&2; exit 2 ;;
 esac
 extras
 examples_case apm json+

@@ -488,6 +488,19 @@ int main(int argc, char *argv[])
 		as_expected = ret == 0 && wc.status == IBV_WC_REM_ACCESS_ERR;
 		std::printf("a write of %zu bytes at offset %zu of %zu: %s\n", buf.size(), size,
 			    size, ret ? rpma_err_2str(ret) : ibv_wc_status_str(wc.status));
+		// An iWARP write completes once sent; the remote device refuses
+		// it by ending the connection (a TERMINATE): docs/platforms.md,
+		// "What differs on iWARP".
+		ibv_context *dev = nullptr;
+		if (ret == 0 && wc.status == IBV_WC_SUCCESS &&
+		    rpma_utils_get_ibv_context(argv[1], RPMA_UTIL_IBV_CONTEXT_REMOTE, &dev) == 0 &&
+		    dev->device->transport_type == IBV_TRANSPORT_IWARP) {
+			as_expected = next_event(conn, 30000, ev) == 0 &&
+				      ev != RPMA_CONN_ESTABLISHED;
+			std::printf("iWARP: %s\n",
+				    as_expected ? "the remote device ended the connection"
+						: "the connection is still up");
+		}
 		rpma_mr_remote_delete(&remote);
 	} else {
 		size_t len;

@@ -34,7 +34,7 @@ void need_native_atomic_write()
 #endif
 	if (!has_native_atomic_write())
 		skip("the device reports no atomic write (kernel " + platform().kernel +
-		     "; rxe has it from 6.2)");
+		     (platform().iwarp ? "; iWARP: siw has none)" : "; rxe has it from 6.2)"));
 }
 
 void need_native_flush()
@@ -44,7 +44,7 @@ void need_native_flush()
 #endif
 	if (!has_native_flush())
 		skip("the device reports no flush (kernel " + platform().kernel +
-		     "; rxe has it from 6.2)");
+		     (platform().iwarp ? "; iWARP: siw has none)" : "; rxe has it from 6.2)"));
 }
 
 ibv_wc expect_success(rpma_cq *cq, const void *ctx)

@@ -30,7 +30,7 @@ void need_odp()
 {
 	if (!platform().rc_odp)
 		skip("the device reports no On-Demand Paging for RC (kernel " + platform().kernel +
-		     "; rxe has it from 6.15)");
+		     (platform().iwarp ? "; iWARP: siw has none)" : "; rxe has it from 6.15)"));
 }
 
 // the probe, once per run of the suite

@@ -35,6 +35,7 @@ Platform probe()
 	int ret = ibv_query_device_ex(p.context, nullptr, &attr);
 	CPPUNIT_ASSERT_EQUAL_MESSAGE("ibv_query_device_ex", 0, ret);
 	p.cap_flags_ex = attr.device_cap_flags_ex;
+	p.iwarp = p.context->device->transport_type == IBV_TRANSPORT_IWARP;
 	const uint32_t rc = attr.odp_caps.per_transport_caps.rc_odp_caps;
 	p.rc_odp = (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) && (rc & IBV_ODP_SUPPORT_READ) &&
 		   (rc & IBV_ODP_SUPPORT_WRITE);

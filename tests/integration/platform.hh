@@ -24,6 +24,7 @@ struct Platform {
 	ibv_context *context = nullptr; // the device serving test_ip()
 	uint64_t cap_flags_ex = 0;      // IB_UVERBS_DEVICE_* bits
 	bool rc_odp = false;            // ODP for RC reads and writes
+	bool iwarp = false;             // the device's transport is iWARP
 };
 
 const Platform &platform();

@@ -5,8 +5,8 @@
 # program, then every example pair, on DRAM and, if RPMA_TEST_DEVDAX names
 # a Device DAX, once more on that persistent memory.
 # Ends with the sum of all as an "N passed, N failed" line (", N skipped"
-# when a part could not run here, each said with its reason); exits 0 only
-# if nothing failed.
+# when a part or a program's case could not run here, each said with its
+# reason); exits 0 only if nothing failed.
 #
 # usage: suite.sh <top-builddir>
 set -u
@@ -18,6 +18,8 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
 passed=0 failed=0 skipped=0
+
+echo "##### RDMA links: $(rdma link show 2>/dev/null | awk '{ printf "%s%s (netdev %s)", n++ ? ", " : "", $2, $NF }')"
 
 skip() { # skip NAME REASON
 	echo "##### SKIP $1: $2"
@@ -31,18 +33,18 @@ run() {
 	shift
 	echo "##### $name"
 	"$@" 2>&1 | tee "$log"
-	local rc=${PIPESTATUS[0]} line p f
+	local rc=${PIPESTATUS[0]} line p f s
 	line=$(grep -E '^([a-z]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
-		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+	if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)? ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[4]:-0}
 	else
-		p=0 f=0
+		p=0 f=0 s=0
 	fi
 	if ((rc != 0 && f == 0)); then
 		echo "##### $name exited with $rc"
 		f=1
 	fi
-	passed=$((passed + p)) failed=$((failed + f))
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
 RPMA_TEST_PORT=$port run "test program" \

@@ -30,6 +30,7 @@
 #include "env.hh"
 #include "pair.hh"
 #include "pattern.hh"
+#include "platform.hh"
 #include "wait.hh"
 
 using namespace it;
@@ -502,10 +503,13 @@ public:
 				for (int i = 0; i < 4; i++, rounds++) {
 					if (t % 2) {
 						const bool local = i % 2;
-						// rxe has one port: the address is on it
+						// rxe has one port: the address is on it;
+						// an iWARP port's GIDs are made from its MAC
+						// address, not its IP address, so no port
+						// is found and the watch takes every port
 						rpma_fio::LinkWatch watch;
 						CPPUNIT_ASSERT_EQUAL(
-							1,
+							platform().iwarp ? 0 : 1,
 							int(watch.port_for(dev, test_ip(), local)));
 						watch.watch(dev, test_ip(), local);
 						CPPUNIT_ASSERT(!watch.down());

@@ -51,6 +51,7 @@ class ConnReqTest : public Fixture {
 	CPPUNIT_TEST(connect_passive_accepts);
 	CPPUNIT_TEST(connect_passes_private_data);
 	CPPUNIT_TEST(connect_registers_flush_buffer);
+	CPPUNIT_TEST(flush_buffer_takes_remote_write_on_iwarp);
 	CPPUNIT_TEST(flush_buffer_has_pages_of_its_own);
 	CPPUNIT_TEST(connect_failures_consume_request);
 	CPPUNIT_TEST(new_out_of_memory);
@@ -575,6 +576,19 @@ public:
 		CPPUNIT_ASSERT_EQUAL(size_t{8}, reg.length);
 		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_ACCESS_LOCAL_WRITE}, reg.access);
 		CPPUNIT_ASSERT(reg.pd == the_qp().attr.pd);
+	}
+
+	// The emulated flush reads into this buffer, and an iWARP read
+	// response lands as a tagged write: the buffer is a read destination
+	// and registered as rpma_mr_reg registers one (docs/platforms.md).
+	void flush_buffer_takes_remote_write_on_iwarp()
+	{
+		fake::set_transport(IBV_TRANSPORT_IWARP);
+		make_outgoing_req();
+		connect_req();
+		CPPUNIT_ASSERT_EQUAL(size_t{1}, fake::registrations().size());
+		CPPUNIT_ASSERT_EQUAL(unsigned{IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE},
+				     fake::registrations()[0].access);
 	}
 
 	// With RDMAV_FORK_SAFE=1 on a kernel without copy-on-fork for DMA pages,
