@@ -18,6 +18,11 @@ from rpma_qualify import (compare, env, fiojson, perftest,  # noqa: E402
                           plan as planmod, stats, summary, verdict)
 
 DATA = os.path.join(HERE, "data")
+try:
+    import matplotlib  # noqa: F401
+    HAVE_MPL = True
+except ImportError:
+    HAVE_MPL = False
 
 
 def data(name):
@@ -231,6 +236,7 @@ class Verdicts(unittest.TestCase):
         self.assertEqual([c["passed"] for c in verdict.judge(res)],
                          [True, False])
 
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
     def test_report_files(self):
         from rpma_qualify import report
         res = run_result(recorded)
