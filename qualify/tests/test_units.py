@@ -150,6 +150,8 @@ class Perftest(unittest.TestCase):
         text = data("perftest-write_lat-rejected.out")
         self.assertIsNone(perftest.parse("write_lat", text))
         self.assertTrue(perftest.REJECTED.search(text))
+        self.assertTrue(perftest.REJECTED.search(
+            data("perftest-write_lat-rejected2.out")))
         self.assertFalse(perftest.REJECTED.search(
             data("perftest-read_bw.out")))
 
