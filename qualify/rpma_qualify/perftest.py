@@ -26,8 +26,10 @@ def args(test, size, iters, port):
 def server_jobfile(items, plan_iters, limit_s):
     """items: [(test, size, port)]: one exec job each, all at once (each
     server listens on a port of its own and ends after its one test)."""
+    # thinktime: how often the exec engine looks at its program; without
+    # it each job spins, and a target of few CPUs starves perftest
     text = ("[global]\nioengine=exec\ntime_based\nruntime=%d\n"
-            "grace_time=1\nstd_redirect=0\n" % limit_s)
+            "grace_time=1\nstd_redirect=0\nthinktime=200000\n" % limit_s)
     for test, size, port in items:
         iters = plan_iters[test.split("_")[1]]
         text += "\n[perftest-%s-%d-%d]\nprogram=%s\narguments=%s\n" % (

@@ -19,7 +19,7 @@ from rpma_qualify import (compare, env, fiojson, perftest,  # noqa: E402
 
 DATA = os.path.join(HERE, "data")
 try:
-    import matplotlib  # noqa: F401
+    import matplotlib  # noqa: F401 (whether it is there)
     HAVE_MPL = True
 except ImportError:
     HAVE_MPL = False
