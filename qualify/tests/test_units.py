@@ -4,6 +4,7 @@ two-guest bed (qualify/tests/data): fio's JSON, the statistics, the
 verdicts, the comparison rule, the plans."""
 
 import copy
+import importlib.util
 import json
 import os
 import sys
@@ -18,11 +19,7 @@ from rpma_qualify import (compare, env, fiojson, perftest,  # noqa: E402
                           plan as planmod, stats, summary, verdict)
 
 DATA = os.path.join(HERE, "data")
-try:
-    import matplotlib  # noqa: F401 (whether it is there)
-    HAVE_MPL = True
-except ImportError:
-    HAVE_MPL = False
+HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
 
 
 def data(name):
@@ -372,6 +369,97 @@ class Plans(unittest.TestCase):
         self.assertEqual(len(j["clients"]), 1)
         self.assertNotIn("verify", j["clients"][0][1])
         self.assertNotIn("port_per_job", j["clients"][0][1])
+
+
+FAKE_FIO = """#!/bin/sh
+# a stand-in for fio --client: the recorded output of a read or a write
+# point, each call counted
+echo "$*" >>"%(dir)s/calls"
+for a in "$@"; do
+	case $a in
+	*.1.fio) grep -q '^rw=read' "$a" && exec cat "%(data)s/fio-apm-read.out" ;;
+	esac
+done
+exec cat "%(data)s/fio-apm-write.out"
+"""
+
+
+class RunAndContinue(unittest.TestCase):
+    """run and continue with fio replaced by recorded output (no RDMA)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        os.mkdir(os.path.join(d, "bin"))
+        fio = os.path.join(d, "bin", "fio")
+        with open(fio, "w") as f:
+            f.write(FAKE_FIO % {"dir": d, "data": DATA})
+        os.chmod(fio, 0o755)
+        self.path = os.environ["PATH"]
+        os.environ["PATH"] = os.path.join(d, "bin") + ":" + self.path
+        self.out = os.path.join(d, "run")
+        self.calls = os.path.join(d, "calls")
+
+    def tearDown(self):
+        os.environ["PATH"] = self.path
+        self.tmp.cleanup()
+
+    def ncalls(self):
+        """fio --client invocations (the environment asks fio --version)"""
+        with open(self.calls) as f:
+            return sum(1 for ln in f if ln.startswith("--output-format"))
+
+    def plan(self):
+        plan = os.path.join(self.tmp.name, "plan.json")
+        with open(plan, "w") as f:
+            json.dump({"name": "t", "baseline": {"tests": []},
+                       "series": [{"name": "w", "mode": "apm", "rw": "write",
+                                   "iodepth": [1, 2]},
+                                  {"name": "r", "mode": "apm", "rw": "read"}]},
+                      f)
+        return plan
+
+    def test_run_then_continue(self):
+        from rpma_qualify import cli, runner
+        plan = self.plan()
+        rc = cli.main(["run", plan, "--target", "127.0.0.1", "--initiator",
+                       "127.0.0.1", "--out", self.out, "--repeats", "2",
+                       "--quiet"])
+        self.assertEqual(rc, 0)
+        self.assertEqual(self.ncalls(), 6)
+        res = runner.load(self.out)
+        self.assertTrue(all(r["status"] == "done" for p in res["points"]
+                            for r in p["repeats"]))
+        self.assertEqual(res["hosts"]["127.0.0.1"]["env_source"],
+                         "measured here")
+        self.assertEqual(res["points"][2]["repeats"][0]["metrics"]["direction"],
+                         "read")
+        # a second run into the same directory is refused
+        self.assertEqual(cli.main(["run", plan, "--target", "127.0.0.1",
+                                   "--initiator", "127.0.0.1", "--out",
+                                   self.out, "--quiet"]), 2)
+        # as if it had stopped after three repeats: continue runs the rest
+        for p in res["points"][1:]:
+            p["repeats"][-1] = {"status": "pending"}
+        runner.save(self.out, res)
+        self.assertEqual(cli.main(["continue", self.out, "--quiet"]), 0)
+        self.assertEqual(self.ncalls(), 8)
+        res = runner.load(self.out)
+        self.assertTrue(all(r["status"] == "done" for p in res["points"]
+                            for r in p["repeats"]))
+
+    def test_failed_point(self):
+        from rpma_qualify import cli, runner
+        with open(os.path.join(self.tmp.name, "bin", "fio"), "w") as f:
+            f.write("#!/bin/sh\necho 'fio: failed to connect' ; exit 1\n")
+        rc = cli.main(["run", self.plan(), "--target", "127.0.0.1",
+                       "--initiator", "127.0.0.1", "--out", self.out,
+                       "--repeats", "1", "--quiet"])
+        self.assertEqual(rc, 1)
+        res = runner.load(self.out)
+        r = res["points"][0]["repeats"][0]
+        self.assertEqual(r["status"], "failed")
+        self.assertIn("no JSON report", r["reason"])
 
 
 class Env(unittest.TestCase):
