@@ -19,8 +19,15 @@ REJECTED = re.compile(r"Unexpected CM event.*\b8\s*$"
                       r"|RDMA_CM_EVENT_REJECTED; error: 8\b", re.M)
 
 
-def args(test, size, iters, port):
-    return ["-R", "-F", "-s", str(size), "-n", str(iters), "-p", str(port)]
+def args(test, size, amount, port):
+    """A latency test runs `amount` iterations; a bandwidth test runs for
+    `amount` seconds (-D), as long on a slow device as on a fast one."""
+    n = ["-n", str(amount)] if test.endswith("_lat") else ["-D", str(amount)]
+    return ["-R", "-F", "-s", str(size)] + n + ["-p", str(port)]
+
+
+def amounts(baseline):
+    return {"lat": baseline["lat_iters"], "bw": baseline["bw_seconds"]}
 
 
 def server_jobfile(items, plan_iters, limit_s):

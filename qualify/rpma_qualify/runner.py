@@ -214,15 +214,14 @@ class Runner:
                               "reachable over ssh" % first.name}
             save(self.out, self.res)
             return
-        iters = {"lat": self.plan["baseline"]["lat_iters"],
-                 "bw": self.plan["baseline"]["bw_iters"]}
+        iters = perftest.amounts(self.plan["baseline"])
         # Under emulation perftest may fail (it cannot calibrate its
         # cycle counter) or hang, and a server that saw a failed client
         # is spent: each test gets ATTEMPTS servers, on ports of their own
         attempts = perftest.ATTEMPTS
         items = [(t, s, perftest.BASE_PORT + k * attempts + a)
                  for k, (t, s) in enumerate(todo) for a in range(attempts)]
-        limit = 60 + 70 * len(items)
+        limit = 60 + (130 + iters["bw"]) * len(items)
         job = perftest.server_jobfile(items, iters, limit)
         self.say("baselines: perftest %s at %s bytes"
                  % (", ".join(sorted({t for t, _ in todo})),
@@ -258,7 +257,8 @@ class Runner:
                     # a server not listening yet rejects: not an attempt
                     wait_end = time.time() + 60
                     while True:
-                        rc, o, e = first.run(argv, timeout=60)
+                        # a loaded emulated host has taken a minute
+                        rc, o, e = first.run(argv, timeout=120 + iters["bw"])
                         text = o + e
                         if (rc == 0 or not perftest.REJECTED.search(text)
                                 or time.time() > wait_end):
