@@ -336,7 +336,15 @@ def write(out, res):
         else:
             body.append("<h3>%s</h3><p class=note>no completed point</p>"
                         % esc(name))
-    body.append("<h2>Points</h2>" + points_tables(res, summ))
+    missing = sorted({h for p in res["points"] for r in p["repeats"]
+                      for h in r.get("counters_missing", [])})
+    read = sorted(set(res["hosts"]) - set(missing))
+    body.append("<h2>Points</h2><p class=note>Device counters (rdma "
+                "statistic) read on: %s; not on: %s (neither this host nor "
+                "reachable over --ssh, or without counters).</p>" % (
+                    esc(", ".join(read) or "none"),
+                    esc(", ".join(missing) or "none")))
+    body.append(points_tables(res, summ))
     with open(os.path.join(out, "report.html"), "w") as f:
         f.write(page("rpma-qualify: %s" % plan.get("name"), "".join(body)))
     with open(os.path.join(out, "verdict.json"), "w") as f:
