@@ -12,7 +12,7 @@ TESTS = {
     "write_bw": "ib_write_bw", "read_bw": "ib_read_bw",
 }
 BASE_PORT = 18515
-ATTEMPTS = 2
+ATTEMPTS = 3
 # RDMA_CM_EVENT_REJECTED (8): nothing listens at the port (yet); perftest
 # says so in one of two ways
 REJECTED = re.compile(r"Unexpected CM event.*\b8\s*$"
