@@ -25,7 +25,7 @@ DEFAULTS = {
     "port": 7280, "verify": "crc32c", "verify_backlog": 64,
     "rwmixread": 70,
     "baseline": {"tests": ["write_lat", "read_lat", "write_bw", "read_bw"],
-                 "sizes": [], "lat_iters": 1000, "bw_seconds": 5},
+                 "sizes": [], "lat_iters": 1000, "bw_iters": 5000},
     "compare": {"floor_pct": 10.0, "spread_factor": 2.0,
                 "metrics": ["iops", "lat_p50", "lat_p99"]},
     "thresholds": [],

@@ -137,17 +137,21 @@ class Perftest(unittest.TestCase):
         self.assertEqual(r["iters"], 5000)
         self.assertAlmostEqual(r["bw_avg_bytes"], 1.86 * (1 << 20))
 
-    def test_bw_duration(self):
-        text = data("perftest-write_bw-duration.out")
+    def test_bw_write(self):
+        text = data("perftest-write_bw.out")
         r = perftest.parse("write_bw", text)
         self.assertEqual(r["bytes"], 4096)
         line = [ln for ln in text.splitlines() if ln.strip().startswith(
             "4096")][0].split()
         self.assertAlmostEqual(r["bw_avg_bytes"], float(line[3]) * (1 << 20))
-        self.assertEqual(perftest.args("write_bw", 4096, 5, 18515),
-                         ["-R", "-F", "-s", "4096", "-D", "5", "-p", "18515"])
-        self.assertEqual(perftest.args("read_lat", 64, 100, 18515),
-                         ["-R", "-F", "-s", "64", "-n", "100", "-p", "18515"])
+        self.assertEqual(perftest.args("write_bw", 4096, 2000, 18515),
+                         ["-R", "-F", "-s", "4096", "-n", "2000", "-p",
+                          "18515"])
+
+    def test_bw_zero(self):
+        # perftest -D on the bed: 0.00 MB/s, no figure to use
+        self.assertIsNone(perftest.parse(
+            "read_bw", data("perftest-read_bw-zero.out")))
 
     def test_lat(self):
         r = perftest.parse("write_lat", data("perftest-write_lat.out"))
