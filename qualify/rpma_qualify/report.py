@@ -69,6 +69,7 @@ def esc(s):
 
 
 def _png(fig):
+    fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
     import matplotlib.pyplot as plt
@@ -123,6 +124,12 @@ def series_chart(name, runs):
     ax2.set_title("%s: latency (lower is better)" % name, fontsize=10)
     ax2.set_ylabel("completion latency, us")
     ax2.set_yscale("log")
+    # ticks at 1, 2 and 5 of each decade: a range within one decade would
+    # show one labelled tick at most
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    ax2.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    ax2.yaxis.set_major_formatter(FuncFormatter(lambda v, _: "%g" % v))
+    ax2.yaxis.set_minor_formatter(NullFormatter())
     if n > 1:
         ax1.legend(fontsize=7)
     ax2.legend(fontsize=7)
