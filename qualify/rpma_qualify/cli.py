@@ -71,7 +71,11 @@ def cmd_compare(a):
         print("rpma-qualify: %s" % e, file=sys.stderr)
         return 2
     os.makedirs(a.out, exist_ok=True)
-    c = report.write_compare(a.out, runs, a.dirs)
+    # the runs by their directories' names where those tell them apart
+    names = [os.path.basename(os.path.normpath(d)) for d in a.dirs]
+    if len(set(names)) < len(names):
+        names = a.dirs
+    c = report.write_compare(a.out, runs, names)
     print("%s: %s" % (os.path.join(a.out, "compare.html"), ", ".join(
         "%d %s" % (n, k) for k, n in sorted(c["counts"].items()))))
     if a.fail_on_regression and c["counts"].get("regression"):
