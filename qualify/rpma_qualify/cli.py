@@ -31,7 +31,7 @@ def cmd_run(a):
     except (planmod.PlanError, runner.RunError) as e:
         print("rpma-qualify: %s" % e, file=sys.stderr)
         return 2
-    failed = runner.Runner(a.out, res, a.quiet).run()
+    failed = runner.Runner(a.out, res, a.quiet, a.stop_after).run()
     return 1 if failed else 0
 
 
@@ -46,7 +46,7 @@ def cmd_continue(a):
             for i, r in enumerate(p["repeats"]):
                 if r["status"] == "failed":
                     p["repeats"][i] = {"status": "pending"}
-    failed = runner.Runner(a.dir, res, a.quiet).run()
+    failed = runner.Runner(a.dir, res, a.quiet, a.stop_after).run()
     return 1 if failed else 0
 
 
@@ -132,11 +132,15 @@ def main(argv=None):
     r.add_argument("--runtime", type=int)
     r.add_argument("--repeats", type=int)
     r.add_argument("--quiet", action="store_true")
+    r.add_argument("--stop-after", type=int, metavar="N",
+                   help="stop after N repeats (continue goes on)")
     r.set_defaults(func=cmd_run)
     c = sub.add_parser("continue", help="go on with an interrupted run")
     c.add_argument("dir")
     c.add_argument("--retry-failed", action="store_true")
     c.add_argument("--quiet", action="store_true")
+    c.add_argument("--stop-after", type=int, metavar="N",
+                   help="stop after N repeats")
     c.set_defaults(func=cmd_continue)
     rep = sub.add_parser("report", help="report.html, verdict.json, junit.xml")
     rep.add_argument("dir")

@@ -124,7 +124,7 @@ def new(plan, out, target, initiators, target_rdma=None, ssh=False,
 
 
 class Runner:
-    def __init__(self, out, res, quiet=False):
+    def __init__(self, out, res, quiet=False, stop_after=None):
         self.out = out
         self.res = res
         self.setup = res["setup"]
@@ -133,6 +133,7 @@ class Runner:
         self.target = Host(self.setup["target"], ssh)
         self.initiators = [Host(h, ssh) for h in self.setup["initiators"]]
         self.quiet = quiet
+        self.stop_after = stop_after
         self.durations = []
         os.makedirs(os.path.join(out, "fio"), exist_ok=True)
 
@@ -300,8 +301,13 @@ class Runner:
     # --- points
 
     def todo(self):
-        return [(p, i) for p in self.res["points"]
+        """The pending repeats, round by round (every point's first
+        repeat, then every point's second, ...): a drift of the platform
+        over the run spreads over all points instead of falling on the
+        last ones."""
+        pend = [(i, k, p) for k, p in enumerate(self.res["points"])
                 for i, r in enumerate(p["repeats"]) if r["status"] == "pending"]
+        return [(p, i) for i, _, p in sorted(pend, key=lambda x: x[:2])]
 
     def eta(self, left):
         per = (sum(self.durations) / len(self.durations) if self.durations
@@ -314,6 +320,8 @@ class Runner:
         total = sum(len(p["repeats"]) for p in self.res["points"])
         done = total - len(todo)
         limit = self.plan["ramp_time"] + self.plan["runtime"] + 120
+        if self.stop_after is not None:
+            todo = todo[:self.stop_after]
         for seq, (pt, rep) in enumerate(todo):
             self.say("point %d of %d: %s, repeat %d of %d; ETA %s"
                      % (done + seq + 1, total, pt["id"], rep + 1,
@@ -371,14 +379,22 @@ class Runner:
         self.record_environment()
         self.baselines()
         self.run_points()
-        self.res["finished"] = _now()
+        left = len(self.todo())
+        if left:
+            self.res.pop("finished", None)
+        else:
+            self.res["finished"] = _now()
         self.res.setdefault("elapsed_s", 0)
         self.res["elapsed_s"] = round(self.res["elapsed_s"]
                                       + time.time() - t0, 1)
         save(self.out, self.res)
         failed = [p["id"] for p in self.res["points"]
                   if any(r["status"] == "failed" for r in p["repeats"])]
-        self.say("done: %d points, %d with a failed repeat; %s"
-                 % (len(self.res["points"]), len(failed),
-                    "rpma-qualify report %s" % self.out))
+        if left:
+            self.say("stopped with %d repeats to run: rpma-qualify continue %s"
+                     % (left, self.out))
+        else:
+            self.say("done: %d points, %d with a failed repeat; %s"
+                     % (len(self.res["points"]), len(failed),
+                        "rpma-qualify report %s" % self.out))
         return failed

@@ -454,12 +454,24 @@ class RunAndContinue(unittest.TestCase):
         self.assertEqual(cli.main(["run", plan, "--target", "127.0.0.1",
                                    "--initiator", "127.0.0.1", "--out",
                                    self.out, "--quiet"]), 2)
+        # rounds: every point's first repeat before any second one
+        res2 = runner.load(self.out)
+        for p in res2["points"]:
+            p["repeats"] = [{"status": "pending"}] * 2
+        order = [(p["id"], i) for p, i in runner.Runner(
+            self.out, res2, True).todo()]
+        self.assertEqual([i for _, i in order], [0, 0, 0, 1, 1, 1])
         # as if it had stopped after three repeats: continue runs the rest
         for p in res["points"][1:]:
             p["repeats"][-1] = {"status": "pending"}
         runner.save(self.out, res)
+        self.assertEqual(cli.main(["continue", self.out, "--quiet",
+                                   "--stop-after", "1"]), 0)
+        self.assertEqual(self.ncalls(), 7)
+        self.assertNotIn("finished", runner.load(self.out))
         self.assertEqual(cli.main(["continue", self.out, "--quiet"]), 0)
         self.assertEqual(self.ncalls(), 8)
+        self.assertIn("finished", runner.load(self.out))
         res = runner.load(self.out)
         self.assertTrue(all(r["status"] == "done" for p in res["points"]
                             for r in p["repeats"]))
