@@ -190,7 +190,7 @@ class Page:
     def __init__(self, path):
         self.path = path
         base = os.path.basename(path)
-        m = re.match(r"^([A-Za-z0-9_]+)\.([1-8])\.md$", base)
+        m = re.match(r"^([A-Za-z0-9_-]+)\.([1-8])\.md$", base)
         if not m:
             raise ManError("%s: a page source is named <name>.<section>.md" % path)
         self.name, self.section = m.group(1), m.group(2)
@@ -457,7 +457,7 @@ def render(page, header, version):
         '.TH "%s" "%s" "%s" "rpma %s" "rpma manual"'
         % (title, page.section, date, version),
     ]
-    out += [".SH NAME", "%s \\- %s" % (esc(page.name), inline(page.summary))]
+    out += [".SH NAME", "%s \\- %s" % (esc_literal(page.name), inline(page.summary))]
     if page.section == "3":
         if page.name not in header.protos:
             raise ManError("%s: %s is not declared in librpma.h" % (page.path, page.name))

@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The command line of rpma-qualify (rpma-qualify(1))."""
+
+import argparse
+import json
+import os
+import sys
+
+from . import VERSION, env, plan as planmod, runner
+
+
+def _env_files(items):
+    out = {}
+    for it in items or []:
+        host, sep, path = it.partition("=")
+        if not sep or not path:
+            raise SystemExit("rpma-qualify: --env-file wants HOST=FILE, not %r"
+                             % it)
+        out[host] = os.path.abspath(path)
+    return out
+
+
+def cmd_run(a):
+    overrides = {"ramp_time": a.ramp_time, "runtime": a.runtime,
+                 "repeats": a.repeats}
+    try:
+        plan = planmod.load(a.plan, overrides)
+        planmod.points(plan)
+        res = runner.new(plan, a.out, a.target, a.initiator, a.target_rdma,
+                         a.ssh, _env_files(a.env_file))
+    except (planmod.PlanError, runner.RunError) as e:
+        print("rpma-qualify: %s" % e, file=sys.stderr)
+        return 2
+    failed = runner.Runner(a.out, res, a.quiet, a.stop_after).run()
+    return 1 if failed else 0
+
+
+def cmd_continue(a):
+    try:
+        res = runner.load(a.dir)
+    except runner.RunError as e:
+        print("rpma-qualify: %s" % e, file=sys.stderr)
+        return 2
+    if a.retry_failed:
+        for p in res["points"]:
+            for i, r in enumerate(p["repeats"]):
+                if r["status"] == "failed":
+                    p["repeats"][i] = {"status": "pending"}
+    failed = runner.Runner(a.dir, res, a.quiet, a.stop_after).run()
+    return 1 if failed else 0
+
+
+def cmd_report(a):
+    from . import report
+    try:
+        res = runner.load(a.dir)
+    except runner.RunError as e:
+        print("rpma-qualify: %s" % e, file=sys.stderr)
+        return 2
+    passed = report.write(a.dir, res)
+    print("%s: %s" % (os.path.join(a.dir, "report.html"),
+                      "verdict PASS" if passed else "verdict FAIL"))
+    return 0 if passed else 1
+
+
+def cmd_compare(a):
+    from . import report
+    try:
+        runs = [runner.load(d) for d in a.dirs]
+    except runner.RunError as e:
+        print("rpma-qualify: %s" % e, file=sys.stderr)
+        return 2
+    os.makedirs(a.out, exist_ok=True)
+    # the runs by their directories' names where those tell them apart
+    names = [os.path.basename(os.path.normpath(d)) for d in a.dirs]
+    if len(set(names)) < len(names):
+        names = a.dirs
+    c = report.write_compare(a.out, runs, names)
+    print("%s: %s" % (os.path.join(a.out, "compare.html"), ", ".join(
+        "%d %s" % (n, k) for k, n in sorted(c["counts"].items()))))
+    if a.fail_on_regression and c["counts"].get("regression"):
+        return 1
+    return 0
+
+
+def cmd_env(a):
+    json.dump(env.collect(), sys.stdout, indent=1, sort_keys=True)
+    print()
+    return 0
+
+
+def cmd_plans(a):
+    if a.name:
+        try:
+            p = planmod.load(a.name)
+            pts = planmod.points(p)
+        except planmod.PlanError as e:
+            print("rpma-qualify: %s" % e, file=sys.stderr)
+            return 2
+        for pt in pts:
+            print(pt["id"])
+        per = p["ramp_time"] + p["runtime"]
+        print("%d points x %d repeats, %d s of I/O each" % (
+            len(pts), p["repeats"], per), file=sys.stderr)
+        return 0
+    for n in planmod.shipped():
+        print(n)
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="rpma-qualify",
+        description="Qualification runs of the librpma fio engines.")
+    ap.add_argument("--version", action="version", version=VERSION)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="run a plan")
+    r.add_argument("plan", help="a plan file, or quick / full")
+    r.add_argument("--target", required=True,
+                   help="the target's fio --server (HOST or HOST,PORT)")
+    r.add_argument("--initiator", action="append", required=True,
+                   help="an initiator's fio --server (repeatable)")
+    r.add_argument("--target-rdma", help="the target's RDMA address "
+                   "(default: --target's host)")
+    r.add_argument("--out", required=True, help="the run's directory")
+    r.add_argument("--ssh", action="store_true",
+                   help="reach hosts other than this one over ssh for "
+                   "their environment, counters and perftest")
+    r.add_argument("--env-file", action="append", metavar="HOST=FILE",
+                   help="HOST's environment from `rpma-qualify env` there")
+    r.add_argument("--ramp-time", type=int)
+    r.add_argument("--runtime", type=int)
+    r.add_argument("--repeats", type=int)
+    r.add_argument("--quiet", action="store_true")
+    r.add_argument("--stop-after", type=int, metavar="N",
+                   help="stop after N repeats (continue goes on)")
+    r.set_defaults(func=cmd_run)
+    c = sub.add_parser("continue", help="go on with an interrupted run")
+    c.add_argument("dir")
+    c.add_argument("--retry-failed", action="store_true")
+    c.add_argument("--quiet", action="store_true")
+    c.add_argument("--stop-after", type=int, metavar="N",
+                   help="stop after N repeats")
+    c.set_defaults(func=cmd_continue)
+    rep = sub.add_parser("report", help="report.html, verdict.json, junit.xml")
+    rep.add_argument("dir")
+    rep.set_defaults(func=cmd_report)
+    cmp_ = sub.add_parser("compare", help="overlay runs, call changes")
+    cmp_.add_argument("dirs", nargs="+")
+    cmp_.add_argument("--out", required=True)
+    cmp_.add_argument("--fail-on-regression", action="store_true")
+    cmp_.set_defaults(func=cmd_compare)
+    e = sub.add_parser("env", help="this host's environment, as JSON")
+    e.set_defaults(func=cmd_env)
+    pl = sub.add_parser("plans", help="the shipped plans, or a plan's points")
+    pl.add_argument("name", nargs="?")
+    pl.set_defaults(func=cmd_plans)
+    a = ap.parse_args(argv)
+    if a.cmd == "compare" and len(a.dirs) < 2:
+        ap.error("compare wants two runs at least")
+    return a.func(a)

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The comparison rule.
+
+A point's metric differs between a base run A and a run B only when both
+hold:
+  1. the ranges of the two runs' repeats (min..max) do not overlap, and
+  2. the medians differ by more than the allowance:
+       max(floor_pct, spread_factor * larger relative spread of A and B)
+     where a run's relative spread is (max - min) / median of its repeats.
+Otherwise the point is "same". The direction (regression or improvement)
+follows whether higher or lower is better for the metric. floor_pct and
+spread_factor come from the base run's plan ("compare"); the defaults are
+10 % and 2."""
+
+from . import summary
+
+
+def rule(a, b, better, floor_pct, factor):
+    """a, b: stats.summary of one metric in runs A and B. Returns (verdict,
+    change %, allowance %)."""
+    if not a or not b or not a["median"]:
+        return "missing", None, None
+    change = (b["median"] - a["median"]) / a["median"] * 100
+    allow = max(floor_pct, factor * max(a["spread_pct"], b["spread_pct"]))
+    overlap = a["min"] <= b["max"] and b["min"] <= a["max"]
+    if overlap or abs(change) <= allow:
+        return "same", change, allow
+    up = change > 0
+    good = up if better == "higher" else not up
+    return ("improvement" if good else "regression"), change, allow
+
+
+def compare(runs, names=None):
+    """runs: the results of A (base), B, ... Returns {"metrics", "points":
+    [{id, series, ..., "metrics": {m: {"values": [median per run],
+    "changes": [{verdict, change, allowance} per run after A]}}}]}"""
+    base = runs[0]
+    cfg = base["plan"]["compare"]
+    metrics = cfg["metrics"]
+    summs = [summary.run(r) for r in runs]
+    out = []
+    for p in base["points"]:
+        entry = {k: p[k] for k in ("id", "series", "mode", "rw", "bs",
+                                   "iodepth", "numjobs", "clients")}
+        entry["metrics"] = {}
+        for m in metrics:
+            better = summary.METRICS[m][1]
+            vals = [s.get(p["id"], {}).get(m) for s in summs]
+            changes = []
+            for v in vals[1:]:
+                verdict, ch, allow = rule(vals[0], v, better,
+                                          cfg["floor_pct"],
+                                          cfg["spread_factor"])
+                changes.append({"verdict": verdict, "change_pct": ch,
+                                "allowance_pct": allow})
+            entry["metrics"][m] = {"summaries": vals, "changes": changes}
+        out.append(entry)
+    counts = {}
+    for e in out:
+        for m in e["metrics"].values():
+            for c in m["changes"]:
+                counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
+    return {"runs": names or [], "metrics": metrics, "rule": {
+        "floor_pct": cfg["floor_pct"], "spread_factor": cfg["spread_factor"]},
+        "points": out, "counts": counts}

@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What one point's fio --client run says: its JSON report and the lines
+the servers relayed, reduced to the figures a qualification keeps."""
+
+import errno
+import json
+import re
+
+from . import stats
+
+# the percentiles every client job asks fio for (percentile_list=)
+PERCENTILES = ["50", "99", "99.9", "99.99"]
+PERCENTILE_LIST = ":".join(PERCENTILES)
+SERVER_JOB = "qualify-server"
+CLIENT_JOB = "qualify-client"
+# fio's lines about a block that did not read back as written
+VERIFY_LINE = re.compile(r"verify|bad magic|bad pattern|crc32c", re.I)
+
+
+class FioOutputError(Exception):
+    pass
+
+
+def split_output(text):
+    """fio --client --output-format=json writes the servers' relayed lines
+    (`<host> ...`) first, then the JSON report: returns (report, lines)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("{"):
+            body = "\n".join(lines[i:])
+            try:
+                return json.loads(body), lines[:i]
+            except json.JSONDecodeError:
+                # fio may print relayed lines after the report too
+                end = body.rfind("\n}")
+                if end >= 0:
+                    try:
+                        return (json.loads(body[:end + 2]),
+                                lines[:i] + body[end + 2:].splitlines())
+                    except json.JSONDecodeError:
+                        pass
+                raise FioOutputError("fio's JSON report does not parse")
+    raise FioOutputError("no JSON report in fio's output")
+
+
+def _pct(section, key):
+    """A percentile of a direction's completion latency, in microseconds."""
+    clat = section.get("clat_ns") or {}
+    pct = clat.get("percentile") or {}
+    want = float(key)
+    for k, v in pct.items():
+        if abs(float(k) - want) < 1e-9:
+            return v / 1000.0
+    return None
+
+
+def _jobs(report):
+    """Every job entry of the report but fio's sums ("All clients")."""
+    jobs = report.get("client_stats")
+    if jobs is None:
+        jobs = report.get("jobs", [])
+    return [j for j in jobs if j.get("jobname") != "All clients"]
+
+
+def _cpu_seconds(job):
+    run_s = job.get("job_runtime", 0) / 1000.0
+    return (job.get("usr_cpu", 0.0) + job.get("sys_cpu", 0.0)) / 100.0 * run_s
+
+
+def direction_of(rw):
+    """The direction whose latency a point of rw= is judged by."""
+    return "read" if rw in ("read", "randread", "randrw", "rw") else "write"
+
+
+def point_metrics(report, relayed, rw):
+    """The figures of one repeat of one point, from fio's report and the
+    relayed lines; raises FioOutputError when the report has no jobs of
+    ours."""
+    jobs = _jobs(report)
+    clients = [j for j in jobs if j.get("jobname") == CLIENT_JOB]
+    servers = [j for j in jobs if j.get("jobname") == SERVER_JOB]
+    if not clients:
+        raise FioOutputError("no client job in fio's report")
+    main = direction_of(rw)
+    m = {"direction": main}
+    ops = 0
+    for d in ("read", "write"):
+        io = sum(j[d].get("total_ios", 0) for j in clients)
+        m[d] = {
+            "iops": sum(j[d].get("iops", 0.0) for j in clients),
+            "bw_bytes": sum(j[d].get("bw_bytes", 0) for j in clients),
+            "io_bytes": sum(j[d].get("io_bytes", 0) for j in clients),
+            "total_ios": io,
+        }
+        ops += io
+    # the point's own operations: a write point's verify reads are not
+    # its operations
+    if rw in ("randrw", "rw"):
+        point_ops = ops
+        m["iops"] = m["read"]["iops"] + m["write"]["iops"]
+        m["bw_bytes"] = m["read"]["bw_bytes"] + m["write"]["bw_bytes"]
+    else:
+        point_ops = m[main]["total_ios"]
+        m["iops"] = m[main]["iops"]
+        m["bw_bytes"] = m[main]["bw_bytes"]
+    m["ops"] = point_ops
+    # Latency: percentiles of different jobs cannot be merged exactly;
+    # a point of many jobs shows the worst job's (the client that a
+    # service level would be held to), its mean weighted by operations.
+    lat = {}
+    for p in PERCENTILES:
+        vals = [_pct(j[main], p) for j in clients if j[main].get("total_ios")]
+        vals = [v for v in vals if v is not None]
+        lat["p" + p] = max(vals) if vals else None
+    maxes = [j[main]["clat_ns"]["max"] / 1000.0 for j in clients
+             if j[main].get("total_ios")]
+    lat["max"] = max(maxes) if maxes else None
+    n = sum(j[main].get("total_ios", 0) for j in clients)
+    lat["mean"] = (sum(j[main]["clat_ns"]["mean"] * j[main]["total_ios"]
+                       for j in clients if j[main].get("total_ios"))
+                   / n / 1000.0) if n else None
+    m["lat_us"] = lat
+    # CPU time over the operations, each side (the server job does no
+    # I/O of its own: it is charged the clients' operations)
+    c_cpu = sum(_cpu_seconds(j) for j in clients)
+    s_cpu = sum(_cpu_seconds(j) for j in servers)
+    m["cpu"] = {
+        "client_s": c_cpu,
+        "server_s": s_cpu if servers else None,
+        "client_us_per_op": c_cpu / point_ops * 1e6 if point_ops else None,
+        "server_us_per_op": (s_cpu / point_ops * 1e6
+                             if point_ops and servers else None),
+    }
+    # errors: any job's, and fio's verify complaints
+    errs = [{"host": j.get("hostname", ""), "job": j.get("jobname"),
+             "error": j.get("error", 0)} for j in jobs if j.get("error")]
+    m["errors"] = errs
+    verify_lines = [ln for ln in relayed if VERIFY_LINE.search(ln)
+                    and "verify_" not in ln and "verify=" not in ln]
+    m["verify_errors"] = (sum(1 for e in errs if e["error"] == errno.EILSEQ)
+                          + len(verify_lines))
+    m["verify_lines"] = verify_lines[:10]
+    m["verified_bytes"] = (sum(j["read"].get("io_bytes", 0) for j in clients)
+                           if rw in ("write", "randwrite") else 0)
+    m["server_jobs"] = len(servers)
+    # the per-client view: each client job's operations per second
+    if len(clients) > 1:
+        m["per_client"] = stats.per_client(
+            [j[main].get("iops", 0.0) if rw not in ("randrw", "rw")
+             else j["read"].get("iops", 0.0) + j["write"].get("iops", 0.0)
+             for j in clients])
+        m["per_client"]["hosts"] = [j.get("hostname", "") for j in clients]
+    return m

@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Plans: what to run. A plan is a JSON file; docs/qualify.md and the man
+page rpma-qualify(1) describe every field."""
+
+import itertools
+import json
+import os
+
+MODES = {
+    # mode: (engine, server options, client options)
+    "apm": ("apm", {}, {}),
+    "gpspm": ("gpspm", {"busy_wait_polling": 0}, {"busy_wait_polling": 0}),
+    "gpspm-busy": ("gpspm", {"busy_wait_polling": 1},
+                   {"busy_wait_polling": 1}),
+    "aof-apm": ("aof", {"aof_mode": "apm"}, {"aof_mode": "apm"}),
+    "aof-gpspm": ("aof", {"aof_mode": "gpspm", "busy_wait_polling": 0},
+                  {"aof_mode": "gpspm", "busy_wait_polling": 0}),
+}
+RW = ("write", "read", "randwrite", "randread", "randrw")
+WRITES = ("write", "randwrite", "randrw")
+AXES = ("bs", "iodepth", "numjobs", "clients")
+DEFAULT_MEMORY = {"dram": {"kind": "dram", "filename": "malloc"}}
+DEFAULTS = {
+    "ramp_time": 2, "runtime": 10, "repeats": 3, "size": "16m",
+    "port": 7280, "verify": "crc32c", "verify_backlog": 64,
+    "rwmixread": 70,
+    "baseline": {"tests": ["write_lat", "read_lat", "write_bw", "read_bw"],
+                 "sizes": [], "lat_iters": 1000, "bw_iters": 5000},
+    "compare": {"floor_pct": 10.0, "spread_factor": 2.0,
+                "metrics": ["iops", "lat_p50", "lat_p99"]},
+    "thresholds": [],
+}
+
+
+class PlanError(Exception):
+    pass
+
+
+def plans_dir():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in (os.path.join(here, "..", "plans"), os.path.join(here, "plans")):
+        if os.path.isdir(d):
+            return os.path.normpath(d)
+    return os.path.join(here, "..", "plans")
+
+
+def find(name):
+    """A plan by path, or by the name of a shipped one (quick, full)."""
+    if os.path.exists(name):
+        return name
+    p = os.path.join(plans_dir(), name + ".json")
+    if os.path.exists(p):
+        return p
+    raise PlanError("no plan %s (neither a file nor one of %s)"
+                    % (name, ", ".join(shipped())))
+
+
+def shipped():
+    try:
+        return sorted(f[:-5] for f in os.listdir(plans_dir())
+                      if f.endswith(".json"))
+    except OSError:
+        return []
+
+
+def load(name, overrides=None):
+    path = find(name)
+    with open(path) as f:
+        try:
+            plan = json.load(f)
+        except json.JSONDecodeError as e:
+            raise PlanError("%s: %s" % (path, e))
+    plan.setdefault("name", os.path.basename(path)[:-5])
+    return normalize(plan, overrides)
+
+
+def normalize(plan, overrides=None):
+    """The plan with its defaults filled in, checked; overrides (ramp_time,
+    runtime, repeats) replace the plan's own."""
+    p = json.loads(json.dumps(plan))
+    for k, v in DEFAULTS.items():
+        if isinstance(v, dict):
+            merged = dict(v)
+            merged.update(p.get(k, {}))
+            p[k] = merged
+        else:
+            p.setdefault(k, v)
+    for k, v in (overrides or {}).items():
+        if v is not None:
+            p[k] = v
+    mem = dict(DEFAULT_MEMORY)
+    mem.update(p.get("memory", {}))
+    p["memory"] = mem
+    if not p.get("series"):
+        raise PlanError("the plan has no series")
+    names = set()
+    for s in p["series"]:
+        name = s.get("name")
+        if not name or name in names:
+            raise PlanError("every series needs a name of its own (%r)" % name)
+        names.add(name)
+        if s.get("mode") not in MODES:
+            raise PlanError("series %s: mode %r is not one of %s"
+                            % (name, s.get("mode"), ", ".join(MODES)))
+        if s.get("rw") not in RW:
+            raise PlanError("series %s: rw %r is not one of %s"
+                            % (name, s.get("rw"), ", ".join(RW)))
+        s.setdefault("memory", "dram")
+        if s["memory"] not in mem:
+            raise PlanError("series %s: memory %r is not in the plan's memory"
+                            % (name, s["memory"]))
+        for a in AXES:
+            v = s.get(a, ["4k"] if a == "bs" else [1])
+            s[a] = v if isinstance(v, list) else [v]
+        if s["mode"].startswith("aof"):
+            if s["rw"] not in ("write", "read"):
+                raise PlanError("series %s: the append-only log writes or "
+                                "reads, no %s" % (name, s["rw"]))
+            if any(c != 1 for c in s["clients"]):
+                raise PlanError("series %s: an append-only log serves one "
+                                "client (clients=1)" % name)
+    for t in p["thresholds"]:
+        if "metric" not in t or ("max" not in t and "min" not in t):
+            raise PlanError("threshold %r needs a metric and a max or min" % t)
+    for k in ("ramp_time", "runtime", "repeats"):
+        if not isinstance(p[k], int) or p[k] < (1 if k == "repeats" else 0):
+            raise PlanError("%s must be a whole number (%r)" % (k, p[k]))
+    return p
+
+
+def size_bytes(s):
+    s = str(s).strip().lower()
+    mult = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    if s and s[-1] in mult:
+        return int(float(s[:-1]) * mult[s[-1]])
+    return int(s)
+
+
+def point_id(series, v):
+    return "%s/bs=%s/iodepth=%s/numjobs=%s/clients=%s" % (
+        series["name"], v["bs"], v["iodepth"], v["numjobs"], v["clients"])
+
+
+def points(plan):
+    """Every point of the plan, in order: series by series, the product of
+    its sweeps."""
+    out = []
+    for s in plan["series"]:
+        for bs, qd, nj, cl in itertools.product(
+                s["bs"], s["iodepth"], s["numjobs"], s["clients"]):
+            v = {"bs": bs, "iodepth": qd, "numjobs": nj, "clients": cl}
+            if nj > 1 and cl > 1:
+                raise PlanError("series %s: numjobs=%d and clients=%d in one "
+                                "point; sweep one of them" % (s["name"], nj, cl))
+            out.append({"id": point_id(s, v), "series": s["name"],
+                        "mode": s["mode"], "rw": s["rw"],
+                        "memory": s["memory"],
+                        "server_options": s.get("server_options", {}),
+                        "client_options": s.get("client_options", {}), **v})
+    return out
+
+
+def baseline_sizes(plan):
+    sizes = plan["baseline"].get("sizes") or sorted(
+        {size_bytes(b) for s in plan["series"] for b in s["bs"]})
+    return [size_bytes(x) for x in sizes]
+
+
+def _opts(d):
+    return "".join("%s=%s\n" % (k, v) for k, v in d.items())
+
+
+def job_files(plan, pt, target_rdma, initiators, port):
+    """The server job (for the target) and each initiator's client job of
+    one point: {"server": text, "clients": [(host, text), ...]}.
+
+    numjobs=J: J server jobs, each on its port, and J client jobs on the
+    first initiator (the engines' one-to-one layout). clients=C: one
+    server job taking C connections on one port, the C client jobs spread
+    over the initiators (port_per_job=0)."""
+    engine, s_opts, c_opts = MODES[pt["mode"]]
+    mem = dict(plan["memory"][pt["memory"]])
+    kind = mem.pop("kind", pt["memory"])
+    server_extra = mem.pop("server_options", {})
+    filename = mem.pop("filename", "malloc")
+    bs = size_bytes(pt["bs"])
+    size = plan["size"]
+    aof = engine == "aof"
+    server = ("[global]\nioengine=librpma_%s_server\nserverip=%s\nport=%d\n"
+              "thread\n" % (engine, target_rdma, port))
+    server += _opts(s_opts) + _opts(server_extra)
+    server += _opts(pt.get("server_options", {}))
+    server += "\n[qualify-server]\nfilename=%s\nsize=%s\niodepth=%d\n" % (
+        filename, size, pt["iodepth"])
+    if pt["clients"] > 1:
+        server += "clients=%d\n" % pt["clients"]
+    else:
+        server += "numjobs=%d\n" % pt["numjobs"]
+    if kind != "dram" and engine == "apm" or (aof and pt["mode"] == "aof-apm"
+                                               and kind != "dram"):
+        server += "direct_write_to_pmem=1\n"
+    if aof and pt["rw"] == "write":
+        # an append-only log has no time_based run: it appends size bytes
+        server += "runtime=%d\n" % (plan["ramp_time"] + plan["runtime"] + 60)
+    shares = []
+    if pt["clients"] > 1:
+        n = len(initiators)
+        for i, host in enumerate(initiators):
+            k = pt["clients"] // n + (1 if i < pt["clients"] % n else 0)
+            if k:
+                shares.append((host, k))
+    else:
+        shares.append((initiators[0], pt["numjobs"]))
+    clients = []
+    for host, jobs in shares:
+        c = ("[global]\nioengine=librpma_%s_client\nserverip=%s\nport=%d\n"
+             "thread\ncreate_serialize=0\n" % (engine, target_rdma, port))
+        c += _opts(c_opts)
+        if pt["clients"] > 1:
+            c += "port_per_job=0\n"
+        c += ("\n[qualify-client]\nnumjobs=%d\nrw=%s\nbs=%d\niodepth=%d\n"
+              "size=%s\npercentile_list=%s\n"
+              % (jobs, pt["rw"], bs, pt["iodepth"], size,
+                 "50:99:99.9:99.99"))
+        if pt["rw"] == "randrw":
+            c += "rwmixread=%d\n" % plan["rwmixread"]
+        if not aof:
+            c += "time_based\nruntime=%d\nramp_time=%d\n" % (
+                plan["runtime"], plan["ramp_time"])
+        if pt["rw"] in WRITES and plan.get("verify"):
+            c += "verify=%s\n" % plan["verify"]
+            if not aof:
+                # a time_based job verifies nothing without a backlog
+                c += "verify_backlog=%d\n" % plan["verify_backlog"]
+        c += _opts(pt.get("client_options", {}))
+        clients.append((host, c))
+    return {"server": server, "clients": clients}

@@ -1,0 +1,400 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""run and continue: every point of a plan through fio's client/server
+mode, every state in DIR/results.json (rewritten after each step, so that
+a crash or a reboot loses at most the step under way)."""
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+from . import VERSION, env, fiojson, perftest, plan as planmod
+
+FORMAT = 1
+
+
+class RunError(Exception):
+    pass
+
+
+def _now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def load(out):
+    path = os.path.join(out, "results.json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as e:
+        raise RunError("%s: %s" % (path, e.strerror))
+
+
+def save(out, res):
+    res["updated"] = _now()
+    path = os.path.join(out, "results.json")
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _safe(name):
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name)
+
+
+def fio_host(host):
+    """The address part of a fio --client host (fio accepts HOST,PORT)."""
+    return host.split(",")[0]
+
+
+class Host:
+    """How the tool reaches a host other than through fio: here, over ssh
+    (--ssh), or not at all."""
+
+    def __init__(self, name, ssh):
+        self.name = name
+        self.local = env.is_local(fio_host(name))
+        self.ssh = ssh and not self.local
+
+    @property
+    def reachable(self):
+        return self.local or self.ssh
+
+    def command(self, argv):
+        if self.local:
+            return argv
+        return ["ssh", "-o", "BatchMode=yes", fio_host(self.name),
+                " ".join(shlex.quote(a) for a in argv)]
+
+    def run(self, argv, timeout=60):
+        try:
+            r = subprocess.run(self.command(argv), capture_output=True,
+                               text=True, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return 1, "", str(e)
+        return r.returncode, r.stdout, r.stderr
+
+    def environment(self):
+        if self.local:
+            return env.collect(), "measured here"
+        if self.ssh:
+            rc, out, err = self.run(["rpma-qualify", "env"])
+            if rc == 0:
+                try:
+                    return json.loads(out), "over ssh"
+                except json.JSONDecodeError:
+                    pass
+            return None, "ssh rpma-qualify env failed: %s" % err.strip()[:200]
+        return None, "not reachable (no --ssh, no --env-file)"
+
+    def counters(self):
+        if self.local:
+            return env.counters()
+        if self.ssh:
+            rc, out, _ = self.run(["rdma", "-j", "statistic", "show"])
+            return env.parse_rdma_statistic(out) if rc == 0 else None
+        return None
+
+
+def new(plan, out, target, initiators, target_rdma=None, ssh=False,
+        env_files=None):
+    os.makedirs(out, exist_ok=True)
+    if os.path.exists(os.path.join(out, "results.json")):
+        raise RunError("%s already holds a run: rpma-qualify continue %s, "
+                       "or another --out" % (out, out))
+    res = {
+        "format": FORMAT, "tool_version": VERSION, "plan": plan,
+        "setup": {"target": target, "initiators": initiators,
+                  "target_rdma": target_rdma or fio_host(target),
+                  "ssh": ssh, "env_files": env_files or {}},
+        "hosts": {}, "baselines": {}, "started": _now(),
+        "points": [dict(p, repeats=[{"status": "pending"}
+                                    for _ in range(plan["repeats"])])
+                   for p in planmod.points(plan)],
+    }
+    save(out, res)
+    return res
+
+
+class Runner:
+    def __init__(self, out, res, quiet=False, stop_after=None):
+        self.out = out
+        self.res = res
+        self.setup = res["setup"]
+        self.plan = res["plan"]
+        ssh = self.setup.get("ssh", False)
+        self.target = Host(self.setup["target"], ssh)
+        self.initiators = [Host(h, ssh) for h in self.setup["initiators"]]
+        self.quiet = quiet
+        self.stop_after = stop_after
+        self.durations = []
+        os.makedirs(os.path.join(out, "fio"), exist_ok=True)
+
+    def say(self, msg):
+        if not self.quiet:
+            print(msg, file=sys.stderr, flush=True)
+
+    # --- environment
+
+    def record_environment(self):
+        files = self.setup.get("env_files", {})
+        roles = [(self.target, "target")] + [(h, "initiator")
+                                             for h in self.initiators]
+        for host, role in roles:
+            entry = self.res["hosts"].get(host.name, {})
+            entry["role"] = role
+            if host.name in files:
+                with open(files[host.name]) as f:
+                    entry["env"] = json.load(f)
+                entry["env_source"] = "file %s" % files[host.name]
+            elif entry.get("env") is None:
+                entry["env"], entry["env_source"] = host.environment()
+            entry["memory_kinds"] = sorted(
+                {self.plan["memory"][s["memory"]].get("kind", s["memory"])
+                 for s in self.plan["series"]}) if role == "target" else None
+            self.res["hosts"][host.name] = entry
+        save(self.out, self.res)
+
+    # --- fio
+
+    def fio_client(self, jobs, stem, limit_s):
+        """One fio --client invocation: jobs [(host, text)]; returns (rc,
+        output text)."""
+        d = os.path.join(self.out, "fio")
+        cmd = ["fio", "--output-format=json"]
+        for i, (host, text) in enumerate(jobs):
+            path = os.path.join(d, "%s.%d.fio" % (stem, i))
+            with open(path, "w") as f:
+                f.write(text)
+            cmd += ["--client=%s" % host, path]
+        outp = os.path.join(d, stem + ".out")
+        with open(outp, "w") as o:
+            p = subprocess.Popen(cmd, stdout=o, stderr=subprocess.STDOUT)
+            try:
+                rc = p.wait(timeout=limit_s)
+            except subprocess.TimeoutExpired:
+                p.send_signal(signal.SIGINT)
+                try:
+                    p.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+                rc = "hang"
+        with open(outp) as f:
+            return rc, f.read()
+
+    # --- baselines
+
+    def baselines(self):
+        sizes = planmod.baseline_sizes(self.plan)
+        tests = self.plan["baseline"]["tests"]
+        dirs = {fiojson.direction_of(s["rw"]) for s in self.plan["series"]}
+        if any(s["rw"] == "randrw" for s in self.plan["series"]):
+            dirs |= {"read", "write"}
+        wanted = [(t, s) for s in sizes for t in tests
+                  if t.split("_")[0] in dirs]
+        b = self.res["baselines"]
+        todo = [(t, s) for t, s in wanted
+                if b.get("%s/%d" % (t, s), {}).get("status") not in
+                ("done", "failed", "skipped")]
+        if not todo:
+            return
+        first = self.initiators[0]
+        if not first.reachable:
+            for t, s in todo:
+                b["%s/%d" % (t, s)] = {
+                    "status": "skipped",
+                    "reason": "initiator %s is neither this host nor "
+                              "reachable over ssh" % first.name}
+            save(self.out, self.res)
+            return
+        iters = perftest.amounts(self.plan["baseline"])
+        self.say("baselines: perftest %s at %s bytes"
+                 % (", ".join(sorted({t for t, _ in todo})),
+                    ", ".join(str(s) for s in sorted({s for _, s in todo}))))
+        # the bandwidth tests first: on the emulated bed the latency test
+        # that came first, on a target still busy starting, was the one
+        # that hung
+        todo.sort(key=lambda ts: (ts[0].endswith("_lat"), ts[1], ts[0]))
+        for k, (t, s) in enumerate(todo):
+            self.baseline(t, s, perftest.BASE_PORT + k * perftest.ATTEMPTS,
+                          iters, first)
+
+    def baseline(self, t, s, port0, iters, first):
+        """One perftest test: its servers on the target through one fio
+        --client, ended (fio kills what its exec jobs started) once the
+        test is done, so that a server left spinning by a client that
+        hung cannot starve what comes next."""
+        b = self.res["baselines"]
+        key = "%s/%d" % (t, s)
+        amount = iters[t.split("_")[1]]
+        # per attempt: under emulation 300 latency iterations have taken
+        # 25 s with the connection, 2000 bandwidth iterations of 4 KiB 10
+        # to 20 s; a hung test never ends
+        limit = 20 + amount // 20 if t.endswith("_lat") else 30 + amount // 50
+        ports = [port0 + a for a in range(perftest.ATTEMPTS)]
+        d = os.path.join(self.out, "fio")
+        stem = "perftest-%s-%d" % (t, s)
+        jf = os.path.join(d, stem + "-servers.fio")
+        with open(jf, "w") as f:
+            f.write(perftest.server_jobfile(
+                [(t, s, p) for p in ports], iters,
+                60 + (limit + 70) * len(ports)))
+        sout = os.path.join(d, stem + "-servers.out")
+        outp = open(sout, "w")
+        server = subprocess.Popen(
+            ["fio", "--client=%s" % self.target.name, jf],
+            stdout=outp, stderr=subprocess.STDOUT)
+        tries, r, text = [], None, ""
+        path = os.path.join(d, stem + ".out")
+        try:
+            # the servers run once the target's fio says it started each
+            end = time.time() + 60
+            while time.time() < end and server.poll() is None:
+                with open(sout) as f:
+                    if f.read().count(": Running ib_") >= len(ports):
+                        break
+                time.sleep(0.5)
+            for a, port in enumerate(ports):
+                argv = ([perftest.TESTS[t]] + perftest.args(t, s, amount, port)
+                        + [self.setup["target_rdma"]])
+                # a server not listening yet rejects: not an attempt
+                wait_end = time.time() + 60
+                while True:
+                    rc, o, e = first.run(argv, timeout=limit)
+                    text = o + e
+                    if (rc == 0 or not perftest.REJECTED.search(text)
+                            or time.time() > wait_end):
+                        break
+                    time.sleep(1)
+                r = perftest.parse(t, text) if rc == 0 else None
+                tries.append("attempt %d: exit %s%s" % (
+                    a + 1, rc, "" if r else ", no result"))
+                with open(path, "w") as f:
+                    f.write(text)
+                if r:
+                    break
+        finally:
+            server.send_signal(signal.SIGINT)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+            outp.close()
+        if r:
+            b[key] = {"status": "done", "result": r, "attempts": len(tries),
+                      "output": os.path.relpath(path, self.out)}
+        else:
+            b[key] = {"status": "failed",
+                      "reason": "; ".join(tries) + ": " + text.strip()[-160:],
+                      "output": os.path.relpath(path, self.out)}
+        save(self.out, self.res)
+
+    # --- points
+
+    def todo(self):
+        """The pending repeats, round by round (every point's first
+        repeat, then every point's second, ...): a drift of the platform
+        over the run spreads over all points instead of falling on the
+        last ones."""
+        pend = [(i, k, p) for k, p in enumerate(self.res["points"])
+                for i, r in enumerate(p["repeats"]) if r["status"] == "pending"]
+        return [(p, i) for i, _, p in sorted(pend, key=lambda x: x[:2])]
+
+    def eta(self, left):
+        per = (sum(self.durations) / len(self.durations) if self.durations
+               else self.plan["ramp_time"] + self.plan["runtime"] + 5)
+        s = int(per * left)
+        return "%d min %02d s" % (s // 60, s % 60)
+
+    def run_points(self):
+        todo = self.todo()
+        total = sum(len(p["repeats"]) for p in self.res["points"])
+        done = total - len(todo)
+        limit = self.plan["ramp_time"] + self.plan["runtime"] + 120
+        if self.stop_after is not None:
+            todo = todo[:self.stop_after]
+        for seq, (pt, rep) in enumerate(todo):
+            self.say("point %d of %d: %s, repeat %d of %d; ETA %s"
+                     % (done + seq + 1, total, pt["id"], rep + 1,
+                        len(pt["repeats"]), self.eta(len(todo) - seq)))
+            t0 = time.time()
+            port = self.plan["port"] + (done + seq) % 100
+            jobs = planmod.job_files(self.plan, pt, self.setup["target_rdma"],
+                                     self.setup["initiators"], port)
+            hosts = [self.target] + self.initiators
+            before = {h.name: h.counters() for h in hosts}
+            stem = "%s.rep%d" % (_safe(pt["id"]), rep + 1)
+            rc, text = self.fio_client(
+                [(self.target.name, jobs["server"])] + jobs["clients"],
+                stem, limit)
+            after = {h.name: h.counters() for h in hosts}
+            r = {"status": "done", "fio_rc": rc, "port": port,
+                 "fio_output": os.path.join("fio", stem + ".out"),
+                 "started": time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                          time.gmtime(t0)),
+                 "counters": {h: env.delta(before[h], after[h])
+                              for h in before},
+                 "counters_missing": sorted(h for h in before
+                                            if before[h] is None)}
+            try:
+                report, relayed = fiojson.split_output(text)
+                r["metrics"] = fiojson.point_metrics(report, relayed, pt["rw"])
+            except fiojson.FioOutputError as e:
+                r["status"] = "failed"
+                r["reason"] = "%s (fio exit %s)" % (e, rc)
+            else:
+                m = r["metrics"]
+                why = []
+                if rc != 0:
+                    why.append("fio exit %s" % rc)
+                if m["errors"]:
+                    why.append("job errors %s" % ", ".join(
+                        "%s %s: %d" % (e["host"], e["job"], e["error"])
+                        for e in m["errors"]))
+                if m["verify_errors"]:
+                    why.append("%d verify errors" % m["verify_errors"])
+                if m["server_jobs"] == 0:
+                    why.append("no server job in the report")
+                if why:
+                    r["status"] = "failed"
+                    r["reason"] = "; ".join(why)
+            r["duration_s"] = round(time.time() - t0, 1)
+            self.durations.append(r["duration_s"])
+            pt["repeats"][rep] = r
+            save(self.out, self.res)
+            if r["status"] == "failed":
+                self.say("  failed: %s" % r["reason"])
+
+    def run(self):
+        t0 = time.time()
+        self.record_environment()
+        self.baselines()
+        self.run_points()
+        left = len(self.todo())
+        if left:
+            self.res.pop("finished", None)
+        else:
+            self.res["finished"] = _now()
+        self.res.setdefault("elapsed_s", 0)
+        self.res["elapsed_s"] = round(self.res["elapsed_s"]
+                                      + time.time() - t0, 1)
+        save(self.out, self.res)
+        failed = [p["id"] for p in self.res["points"]
+                  if any(r["status"] == "failed" for r in p["repeats"])]
+        if left:
+            self.say("stopped with %d repeats to run: rpma-qualify continue %s"
+                     % (left, self.out))
+        else:
+            self.say("done: %d points, %d with a failed repeat; %s"
+                     % (len(self.res["points"]), len(failed),
+                        "rpma-qualify report %s" % self.out))
+        return failed

@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The judge of qualify/tests/twoguests, on the host after the guests
+are gone:
+
+    bed_check.py RUN --out DIR --bed-seconds N [--same RUN_B] [--slower RUN_C]
+
+RUN: every point completed; every figure results.json holds for a point
+read back from the fio output it came from (parsed here on its own, not
+by rpma_qualify.fiojson); every perftest baseline has its result;
+`rpma-qualify report` writes report.html, verdict.json and junit.xml,
+exits non-zero exactly when a case failed, and each threshold's value
+and outcome agree with the fio JSON. --same: `compare RUN RUN_B` calls
+every point the same. --slower (netem delay on the target's link):
+`compare RUN RUN_C` calls lat_p50 a regression on every point."""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.join(HERE, "..", "rpma-qualify")
+results = []
+
+
+def check(name, ok, detail=""):
+    ok = bool(ok)
+    results.append(ok)
+    line = "%s: %s%s" % ("PASS" if ok else "FAIL", name,
+                         " (%s)" % detail if detail else "")
+    print(line, flush=True)
+    # twoguests adds up the checks of every judge (QUALIFY_CHECKS)
+    if os.environ.get("QUALIFY_CHECKS"):
+        with open(os.environ["QUALIFY_CHECKS"], "a") as f:
+            f.write(line.split("\n")[0] + "\n")
+    return ok
+
+
+def fio_report(path):
+    with open(path) as f:
+        text = f.read()
+    start = text.index("\n{") + 1 if not text.startswith("{") else 0
+    end = text.rindex("\n}") + 2
+    return json.loads(text[start:end])
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def close(a, b):
+    return a is not None and b is not None and abs(a - b) <= 1e-9 * max(
+        abs(a), abs(b), 1)
+
+
+def raw_figures(run, p, r):
+    """iops and p99.9 (us) of one repeat, straight from its fio JSON."""
+    rep = fio_report(os.path.join(run, r["fio_output"]))
+    jobs = [j for j in rep["client_stats"] if j["jobname"] == "qualify-client"]
+    d = "read" if p["rw"] == "read" else "write"
+    iops = sum(j[d]["iops"] for j in jobs)
+    p999 = max(j[d]["clat_ns"]["percentile"]["99.900000"] for j in jobs) / 1000
+    return iops, p999, jobs
+
+
+def check_run(run, out):
+    with open(os.path.join(run, "results.json")) as f:
+        res = json.load(f)
+    pts = res["points"]
+    bad = ["%s: %s" % (p["id"], r.get("reason", r["status"]))
+           for p in pts for r in p["repeats"] if r["status"] != "done"]
+    check("every point of %s completed" % res["plan"]["name"], not bad,
+          "; ".join(bad) or "%d points x %d repeats" % (
+              len(pts), res["plan"]["repeats"]))
+    mism = []
+    n = 0
+    for p in pts:
+        for r in p["repeats"]:
+            if r["status"] != "done":
+                continue
+            iops, p999, jobs = raw_figures(run, p, r)
+            m = r["metrics"]
+            n += 1
+            if not close(iops, m["iops"]):
+                mism.append("%s iops %s != fio %s" % (p["id"], m["iops"], iops))
+            if not close(p999, m["lat_us"]["p99.9"]):
+                mism.append("%s p99.9 %s != fio %s" % (p["id"],
+                                                       m["lat_us"]["p99.9"],
+                                                       p999))
+            if p["clients"] > 1 and len(jobs) != p["clients"]:
+                mism.append("%s: %d client jobs" % (p["id"], len(jobs)))
+            if p["rw"] == "write" and not m["verified_bytes"]:
+                mism.append("%s verified nothing" % p["id"])
+    check("results.json's figures are fio JSON's", not mism and n > 0,
+          "; ".join(mism) or "%d repeats read back" % n)
+    # perftest under emulation on a loaded host may not calibrate its
+    # clock ("Correlation coefficient r^2 ... < 0.9": no figures) or may
+    # hang: the mechanism (servers through the target's fio, the client
+    # here, the output parsed) must have worked for one test at least,
+    # and each test that failed must say why
+    b = res["baselines"]
+    done = sorted(k for k, v in b.items() if v["status"] == "done")
+    failed = ["%s: %s" % (k, v.get("reason", v["status"]).splitlines()[0])
+              for k, v in sorted(b.items()) if v["status"] != "done"]
+    check("perftest baselines", done and all(
+        v.get("reason") for v in b.values() if v["status"] != "done"),
+          "done: %s; failed: %s" % (", ".join(done) or "none",
+                                    "; ".join(failed) or "none"))
+    target = [h for h in res["hosts"].values() if h["role"] == "target"]
+    check("the target's environment recorded (--env-file)",
+          bool(target and target[0].get("env")
+               and target[0]["env"].get("rdma_devices")),
+          target[0].get("env_source") if target else "no target")
+    # report, verdict, junit
+    rc = subprocess.run([TOOL, "report", run]).returncode
+    files = [f for f in ("report.html", "verdict.json", "junit.xml")
+             if os.path.exists(os.path.join(run, f))]
+    check("report writes report.html, verdict.json, junit.xml",
+          len(files) == 3, ", ".join(files))
+    if len(files) < 3:
+        return res
+    with open(os.path.join(run, "verdict.json")) as f:
+        v = json.load(f)
+    check("report's exit status follows the verdict", (rc == 0) == v["passed"],
+          "exit %d, verdict %s" % (rc, "PASS" if v["passed"] else "FAIL"))
+    suite = ET.parse(os.path.join(run, "junit.xml")).getroot().find(
+        "testsuite")
+    cases = list(suite.iter("testcase"))
+    failed = {c.get("name") for c in cases if c.find("failure") is not None}
+    check("junit.xml: one test case per threshold, failures as verdict.json",
+          len(cases) == len(res["plan"]["thresholds"]) + 1 and failed ==
+          {c["name"] for c in v["cases"] if not c["passed"]},
+          "%d cases, %d failed" % (len(cases), len(failed)))
+    # each latency or IOPS threshold's value from the fio JSON
+    wrong = []
+    by_id = {p["id"]: p for p in pts}
+    for c in v["cases"]:
+        if c["metric"] not in ("lat_p99.9", "iops"):
+            continue
+        for row in c["points"]:
+            p = by_id[row["point"]]
+            vals = [raw_figures(run, p, r)[1 if c["metric"] == "lat_p99.9"
+                                           else 0]
+                    for r in p["repeats"] if r["status"] == "done"]
+            want = median(vals)
+            t = [t for t in res["plan"]["thresholds"]
+                 if t.get("name") == c["name"]][0]
+            ok = want <= t["max"] if "max" in t else want >= t["min"]
+            if not close(want, row["value"]) or ok != row["passed"]:
+                wrong.append("%s %s: verdict %s (%s), fio %s (%s)" % (
+                    c["name"], p["id"], row["value"], row["passed"], want, ok))
+    check("thresholds judged on the fio JSON's figures", not wrong,
+          "; ".join(wrong))
+    return res
+
+
+def check_compare(a, b, out, what):
+    d = os.path.join(out, "compare-" + what)
+    rc = subprocess.run([TOOL, "compare", a, b, "--out", d]).returncode
+    if not check("compare (%s) runs" % what, rc == 0, "exit %d" % rc):
+        return None
+    with open(os.path.join(d, "compare.json")) as f:
+        return json.load(f)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("run")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--bed-seconds", type=int)
+    ap.add_argument("--same")
+    ap.add_argument("--slower")
+    a = ap.parse_args()
+    if not os.path.exists(os.path.join(a.run, "results.json")):
+        check("the run left results.json", False, a.run)
+        return 1
+    res = check_run(a.run, a.out)
+    if a.same:
+        check_run(a.same, a.out)
+        c = check_compare(a.run, a.same, a.out, "same")
+        if c:
+            diff = ["%s %s %s %.1f%% (allowance %.1f%%)" % (
+                p["id"], m, ch["verdict"], ch["change_pct"],
+                ch["allowance_pct"])
+                for p in c["points"] for m, v in p["metrics"].items()
+                for ch in v["changes"] if ch["verdict"] != "same"]
+            check("the same build twice: every point the same", not diff,
+                  "; ".join(diff) or "%d points x %d metrics" % (
+                      len(c["points"]), len(c["metrics"])))
+    if a.slower:
+        c = check_compare(a.run, a.slower, a.out, "slower")
+        if c:
+            lat = [(p["id"], p["metrics"]["lat_p50"]["changes"][0])
+                   for p in c["points"]]
+            miss = ["%s %s %s%%" % (i, ch["verdict"], ch["change_pct"])
+                    for i, ch in lat if ch["verdict"] != "regression"]
+            check("netem delay on the target: lat_p50 a regression on every "
+                  "point", not miss, "; ".join(miss) or ", ".join(
+                      "%+.0f%%" % ch["change_pct"] for _, ch in lat))
+    elapsed = res.get("elapsed_s")
+    print("quick plan: %s s in rpma-qualify run; %s s for the bed in all"
+          % (elapsed, a.bed_seconds))
+    print("bed_check: %d of %d checks passed" % (results.count(True),
+                                                  len(results)))
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

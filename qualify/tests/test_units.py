@@ -1,0 +1,515 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unit tests of rpma-qualify on fio and perftest output recorded on the
+two-guest bed (qualify/tests/data): fio's JSON, the statistics, the
+verdicts, the comparison rule, the plans."""
+
+import copy
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from rpma_qualify import (compare, env, fiojson, perftest,  # noqa: E402
+                          plan as planmod, stats, summary, verdict)
+
+DATA = os.path.join(HERE, "data")
+HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
+
+
+def data(name):
+    with open(os.path.join(DATA, name)) as f:
+        return f.read()
+
+
+def metrics(name, rw):
+    report, relayed = fiojson.split_output(data(name))
+    return fiojson.point_metrics(report, relayed, rw)
+
+
+class FioJson(unittest.TestCase):
+    def test_split(self):
+        report, relayed = fiojson.split_output(data("fio-apm-write.out"))
+        self.assertEqual(report["fio version"], "fio-3.33")
+        self.assertTrue(any(ln.startswith("<client>") for ln in relayed))
+
+    def test_no_report(self):
+        with self.assertRaises(fiojson.FioOutputError):
+            fiojson.split_output("<client> fio: failed to connect\n")
+        with self.assertRaises(fiojson.FioOutputError):
+            fiojson.split_output("{\n \"client_stats\": [\n")
+
+    def test_write_point(self):
+        report, _ = fiojson.split_output(data("fio-apm-write.out"))
+        m = metrics("fio-apm-write.out", "write")
+        job = [j for j in report["client_stats"]
+               if j["jobname"] == "qualify-client"][0]
+        self.assertEqual(m["iops"], job["write"]["iops"])
+        self.assertEqual(m["ops"], job["write"]["total_ios"])
+        self.assertEqual(m["lat_us"]["p99.9"],
+                         job["write"]["clat_ns"]["percentile"]["99.900000"]
+                         / 1000)
+        self.assertEqual(m["lat_us"]["max"],
+                         job["write"]["clat_ns"]["max"] / 1000)
+        # the verify reads of a write point are not its operations
+        self.assertGreater(m["verified_bytes"], 0)
+        self.assertEqual(m["verify_errors"], 0)
+        self.assertEqual(m["server_jobs"], 1)
+        cpu = (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] / 1000
+        self.assertAlmostEqual(m["cpu"]["client_us_per_op"],
+                               cpu / job["write"]["total_ios"] * 1e6)
+        self.assertIsNotNone(m["cpu"]["server_us_per_op"])
+        self.assertNotIn("per_client", m)
+
+    def test_read_point(self):
+        m = metrics("fio-apm-read.out", "read")
+        self.assertEqual(m["direction"], "read")
+        self.assertGreater(m["iops"], 0)
+        self.assertEqual(m["verified_bytes"], 0)
+
+    def test_clients(self):
+        report, _ = fiojson.split_output(data("fio-apm-clients2.out"))
+        m = metrics("fio-apm-clients2.out", "write")
+        jobs = [j for j in report["client_stats"]
+                if j["jobname"] == "qualify-client"]
+        self.assertEqual(len(jobs), 2)
+        pc = m["per_client"]
+        self.assertEqual(sorted(pc["values"]),
+                         sorted(j["write"]["iops"] for j in jobs))
+        self.assertAlmostEqual(m["iops"], sum(pc["values"]))
+        # the worst client's percentile
+        self.assertEqual(m["lat_us"]["p99"], max(
+            j["write"]["clat_ns"]["percentile"]["99.000000"] for j in jobs)
+            / 1000)
+
+    def test_job_error_and_verify(self):
+        report, relayed = fiojson.split_output(data("fio-apm-write.out"))
+        bad = copy.deepcopy(report)
+        for j in bad["client_stats"]:
+            if j["jobname"] == "qualify-client":
+                j["error"] = 84  # EILSEQ: fio's verify failure
+        m = fiojson.point_metrics(bad, relayed, "write")
+        self.assertEqual(m["verify_errors"], 1)
+        self.assertEqual(m["errors"][0]["error"], 84)
+        m = fiojson.point_metrics(report, relayed + [
+            "<client> verify: bad magic header 0, wanted acca at file "
+            "malloc offset 4096, length 4096"], "write")
+        self.assertEqual(m["verify_errors"], 1)
+
+    def test_no_client_job(self):
+        report, relayed = fiojson.split_output(data("fio-apm-write.out"))
+        report["client_stats"] = [j for j in report["client_stats"]
+                                  if j["jobname"] != "qualify-client"]
+        with self.assertRaises(fiojson.FioOutputError):
+            fiojson.point_metrics(report, relayed, "write")
+
+
+class Stats(unittest.TestCase):
+    def test_median(self):
+        self.assertEqual(stats.median([3, 1, 2]), 2)
+        self.assertEqual(stats.median([4, 1, 2, 3]), 2.5)
+        with self.assertRaises(ValueError):
+            stats.median([])
+
+    def test_summary(self):
+        s = stats.summary([10, 12, None, 11])
+        self.assertEqual((s["median"], s["min"], s["max"], s["n"]),
+                         (11, 10, 12, 3))
+        self.assertAlmostEqual(s["spread_pct"], 2 / 11 * 100)
+        self.assertIsNone(stats.summary([None]))
+
+    def test_jain(self):
+        self.assertAlmostEqual(stats.jain([5, 5, 5, 5]), 1.0)
+        self.assertAlmostEqual(stats.jain([1, 0, 0, 0]), 0.25)
+        self.assertAlmostEqual(stats.jain([1, 3]), 16 / (2 * 10))
+        self.assertIsNone(stats.jain([]))
+
+
+class Perftest(unittest.TestCase):
+    def test_bw(self):
+        r = perftest.parse("read_bw", data("perftest-read_bw.out"))
+        self.assertEqual(r["bytes"], 4096)
+        self.assertEqual(r["iters"], 5000)
+        self.assertAlmostEqual(r["bw_avg_bytes"], 1.86 * (1 << 20))
+
+    def test_bw_write(self):
+        text = data("perftest-write_bw.out")
+        r = perftest.parse("write_bw", text)
+        self.assertEqual(r["bytes"], 4096)
+        line = [ln for ln in text.splitlines() if ln.strip().startswith(
+            "4096")][0].split()
+        self.assertAlmostEqual(r["bw_avg_bytes"], float(line[3]) * (1 << 20))
+        self.assertEqual(perftest.args("write_bw", 4096, 2000, 18515),
+                         ["-R", "-F", "-s", "4096", "-n", "2000", "-p",
+                          "18515"])
+
+    def test_bw_zero(self):
+        # perftest -D on the bed: 0.00 MB/s, no figure to use
+        self.assertIsNone(perftest.parse(
+            "read_bw", data("perftest-read_bw-zero.out")))
+
+    def test_lat(self):
+        r = perftest.parse("write_lat", data("perftest-write_lat.out"))
+        self.assertEqual(r["bytes"], 4096)
+        self.assertGreater(r["t_typical_us"], 0)
+        self.assertIn("p99.9_us", r)
+
+    def test_rejected(self):
+        text = data("perftest-write_lat-rejected.out")
+        self.assertIsNone(perftest.parse("write_lat", text))
+        self.assertTrue(perftest.REJECTED.search(text))
+        self.assertTrue(perftest.REJECTED.search(
+            data("perftest-write_lat-rejected2.out")))
+        self.assertFalse(perftest.REJECTED.search(
+            data("perftest-read_bw.out")))
+
+    def test_inf(self):
+        text = data("perftest-write_lat.out")
+        lines = text.splitlines()
+        for i, ln in enumerate(lines):
+            if ln.strip().startswith("#bytes"):
+                f = lines[i + 1].split()
+                f[4] = "inf"
+                lines[i + 1] = " ".join(f)
+        self.assertIsNone(perftest.parse("write_lat", "\n".join(lines)))
+
+
+QUICK = planmod.load(os.path.join(HERE, "..", "plans", "quick.json"))
+
+
+def run_result(name_by_point, plan=QUICK, reps=1):
+    """A results document of the quick plan whose points each hold the
+    recorded fio output given for them."""
+    res = {"plan": plan, "baselines": {}, "hosts": {},
+           "points": [dict(p, repeats=[]) for p in planmod.points(plan)]}
+    for p in res["points"]:
+        for _ in range(reps):
+            m = metrics(name_by_point(p), p["rw"])
+            p["repeats"].append({"status": "done", "metrics": m,
+                                 "counters": {}})
+    return res
+
+
+def recorded(p):
+    if p["rw"] == "read":
+        return "fio-apm-read.out"
+    return "fio-apm-clients2.out" if p["clients"] > 1 else "fio-apm-write.out"
+
+
+class Verdicts(unittest.TestCase):
+    def test_pass_and_fail(self):
+        res = run_result(recorded)
+        res["baselines"]["read_bw/4096"] = {
+            "status": "done",
+            "result": perftest.parse("read_bw", data("perftest-read_bw.out"))}
+        p999 = summary.value(summary.run(res)[res["points"][0]["id"]],
+                             "lat_p99.9")
+        res["plan"] = copy.deepcopy(res["plan"])
+        res["plan"]["thresholds"] = [
+            {"name": "ok", "series": "apm-write", "metric": "lat_p99.9",
+             "max": p999},
+            {"name": "tight", "series": "apm-write", "metric": "lat_p99.9",
+             "max": p999 * 0.99},
+            {"name": "frac", "series": "apm-read", "metric": "bw_fraction",
+             "min": 0.01},
+            {"name": "nothing", "series": "nope", "metric": "iops", "min": 1},
+            {"name": "verify", "metric": "verify_errors", "max": 0},
+        ]
+        cases = verdict.judge(res)
+        got = {c["name"]: c["passed"] for c in cases}
+        self.assertEqual(got, {"every point completed": True, "ok": True,
+                               "tight": False, "frac": True,
+                               "nothing": False, "verify": True})
+        doc = verdict.document(res, cases)
+        self.assertFalse(doc["passed"])
+        root = ET.fromstring(verdict.junit(res, cases).split("?>", 1)[1])
+        suite = root.find("testsuite")
+        self.assertEqual(suite.get("tests"), "6")
+        self.assertEqual(suite.get("failures"), "2")
+        failed = [tc.get("name") for tc in suite.iter("testcase")
+                  if tc.find("failure") is not None]
+        self.assertEqual(sorted(failed), ["nothing", "tight"])
+
+    def test_failed_point(self):
+        res = run_result(recorded)
+        res["points"][1]["repeats"][0] = {"status": "failed",
+                                          "reason": "3 verify errors"}
+        cases = verdict.judge(res)
+        self.assertFalse(cases[0]["passed"])
+        self.assertIn(res["points"][1]["id"], cases[0]["message"])
+
+    def test_verify_errors_fail(self):
+        res = run_result(recorded)
+        res["points"][0]["repeats"][0]["metrics"]["verify_errors"] = 2
+        res["plan"] = dict(res["plan"], thresholds=[
+            {"name": "verify", "metric": "verify_errors", "max": 0}])
+        self.assertEqual([c["passed"] for c in verdict.judge(res)],
+                         [True, False])
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_report_files(self):
+        from rpma_qualify import report
+        res = run_result(recorded)
+        res.update(started="s", updated="u", tool_version="t")
+        with tempfile.TemporaryDirectory() as d:
+            passed = report.write(d, res)
+            with open(os.path.join(d, "verdict.json")) as f:
+                self.assertEqual(json.load(f)["passed"], passed)
+            with open(os.path.join(d, "report.html")) as f:
+                page = f.read()
+        self.assertNotIn("http://", page.replace("http://www.w3.org", ""))
+        self.assertEqual(page.count("<img "), len(QUICK["series"]))
+        self.assertIn("data:image/png;base64,", page)
+
+
+def summ(vals):
+    return stats.summary(vals)
+
+
+class CompareRule(unittest.TestCase):
+    def test_same_within_spread(self):
+        v, ch, allow = compare.rule(summ([100, 110, 105]),
+                                    summ([112, 118, 115]), "higher", 5, 2)
+        # 9.5 % change, but the spread of A is 9.5 %: allowance 19 %
+        self.assertEqual(v, "same")
+        self.assertAlmostEqual(allow, 2 * 10 / 105 * 100)
+
+    def test_overlap_is_same(self):
+        v, _, _ = compare.rule(summ([100, 200]), summ([190, 400]),
+                               "lower", 1, 0)
+        self.assertEqual(v, "same")
+
+    def test_regression_and_improvement(self):
+        a, b = summ([100, 101, 102]), summ([150, 151, 152])
+        self.assertEqual(compare.rule(a, b, "lower", 10, 2)[0], "regression")
+        self.assertEqual(compare.rule(a, b, "higher", 10, 2)[0],
+                         "improvement")
+        self.assertEqual(compare.rule(b, a, "higher", 10, 2)[0], "regression")
+
+    def test_floor(self):
+        a, b = summ([100]), summ([108])
+        self.assertEqual(compare.rule(a, b, "lower", 10, 2)[0], "same")
+        self.assertEqual(compare.rule(a, b, "lower", 5, 2)[0], "regression")
+
+    def test_missing(self):
+        self.assertEqual(compare.rule(None, summ([1]), "lower", 5, 2)[0],
+                         "missing")
+
+    def test_same_run_twice(self):
+        res = run_result(recorded, reps=3)
+        c = compare.compare([res, copy.deepcopy(res)])
+        self.assertEqual(set(c["counts"]), {"same"})
+
+    def test_slower_run(self):
+        res = run_result(recorded, reps=3)
+        slow = copy.deepcopy(res)
+        for p in slow["points"]:
+            for r in p["repeats"]:
+                lat = r["metrics"]["lat_us"]
+                for k in lat:
+                    lat[k] *= 3
+                r["metrics"]["iops"] /= 3
+        c = compare.compare([res, slow])
+        for p in c["points"]:
+            self.assertEqual(p["metrics"]["lat_p50"]["changes"][0]["verdict"],
+                             "regression")
+            self.assertEqual(p["metrics"]["iops"]["changes"][0]["verdict"],
+                             "regression")
+
+
+class Plans(unittest.TestCase):
+    def test_shipped(self):
+        for name in ("quick", "full"):
+            p = planmod.load(name)
+            self.assertTrue(planmod.points(p))
+        full = planmod.load("full")
+        modes = {s["mode"] for s in full["series"]}
+        self.assertEqual(modes, set(planmod.MODES))
+        self.assertEqual({s["rw"] for s in full["series"]},
+                         {"write", "read", "randwrite", "randrw"})
+        self.assertEqual({full["memory"][s["memory"]]["kind"]
+                          for s in full["series"]},
+                         {"dram", "devdax", "fsdax"})
+        for axis in planmod.AXES:
+            self.assertTrue(any(len(s[axis]) > 1 for s in full["series"]),
+                            axis)
+
+    def test_overrides(self):
+        p = planmod.load("quick", {"runtime": 3, "repeats": 1,
+                                   "ramp_time": None})
+        self.assertEqual((p["runtime"], p["repeats"], p["ramp_time"]),
+                         (3, 1, QUICK["ramp_time"]))
+
+    def test_errors(self):
+        bad = [{"series": []},
+               {"series": [{"name": "a", "mode": "xpm", "rw": "write"}]},
+               {"series": [{"name": "a", "mode": "apm", "rw": "trim"}]},
+               {"series": [{"name": "a", "mode": "aof-apm", "rw": "write",
+                            "clients": [2]}]},
+               {"series": [{"name": "a", "mode": "apm", "rw": "write",
+                            "memory": "hbm"}]},
+               {"series": [{"name": "a", "mode": "apm", "rw": "write"},
+                           {"name": "a", "mode": "apm", "rw": "read"}]}]
+        for b in bad:
+            with self.assertRaises(planmod.PlanError, msg=b):
+                planmod.normalize(b)
+        p = planmod.normalize({"series": [
+            {"name": "a", "mode": "apm", "rw": "write", "numjobs": [2],
+             "clients": [2]}]})
+        with self.assertRaises(planmod.PlanError):
+            planmod.points(p)
+
+    def test_job_files(self):
+        p = planmod.normalize({"series": [
+            {"name": "c", "mode": "gpspm", "rw": "write", "clients": [3],
+             "iodepth": [4]},
+            {"name": "n", "mode": "apm", "rw": "read", "numjobs": [2]}],
+            "memory": {"dax": {"kind": "devdax", "filename": "/dev/dax0.0"}}})
+        c, n = planmod.points(p)
+        j = planmod.job_files(p, c, "10.0.0.1", ["h1", "h2"], 7300)
+        self.assertIn("clients=3\n", j["server"])
+        self.assertIn("busy_wait_polling=0\n", j["server"])
+        self.assertEqual([h for h, _ in j["clients"]], ["h1", "h2"])
+        self.assertIn("numjobs=2\n", j["clients"][0][1])
+        self.assertIn("numjobs=1\n", j["clients"][1][1])
+        self.assertIn("port_per_job=0\n", j["clients"][0][1])
+        self.assertIn("verify=crc32c\n", j["clients"][0][1])
+        self.assertIn("verify_backlog=", j["clients"][0][1])
+        j = planmod.job_files(p, n, "10.0.0.1", ["h1", "h2"], 7300)
+        self.assertIn("numjobs=2\n", j["server"])
+        self.assertEqual(len(j["clients"]), 1)
+        self.assertNotIn("verify", j["clients"][0][1])
+        self.assertNotIn("port_per_job", j["clients"][0][1])
+
+
+FAKE_FIO = """#!/bin/sh
+# a stand-in for fio --client: the recorded output of a read or a write
+# point, each call counted
+echo "$*" >>"%(dir)s/calls"
+for a in "$@"; do
+	case $a in
+	*.1.fio) grep -q '^rw=read' "$a" && exec cat "%(data)s/fio-apm-read.out" ;;
+	esac
+done
+exec cat "%(data)s/fio-apm-write.out"
+"""
+
+
+class RunAndContinue(unittest.TestCase):
+    """run and continue with fio replaced by recorded output (no RDMA)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        os.mkdir(os.path.join(d, "bin"))
+        fio = os.path.join(d, "bin", "fio")
+        with open(fio, "w") as f:
+            f.write(FAKE_FIO % {"dir": d, "data": DATA})
+        os.chmod(fio, 0o755)
+        self.path = os.environ["PATH"]
+        os.environ["PATH"] = os.path.join(d, "bin") + ":" + self.path
+        self.out = os.path.join(d, "run")
+        self.calls = os.path.join(d, "calls")
+
+    def tearDown(self):
+        os.environ["PATH"] = self.path
+        self.tmp.cleanup()
+
+    def ncalls(self):
+        """fio --client invocations (the environment asks fio --version)"""
+        with open(self.calls) as f:
+            return sum(1 for ln in f if ln.startswith("--output-format"))
+
+    def plan(self):
+        plan = os.path.join(self.tmp.name, "plan.json")
+        with open(plan, "w") as f:
+            json.dump({"name": "t", "baseline": {"tests": []},
+                       "series": [{"name": "w", "mode": "apm", "rw": "write",
+                                   "iodepth": [1, 2]},
+                                  {"name": "r", "mode": "apm", "rw": "read"}]},
+                      f)
+        return plan
+
+    def test_run_then_continue(self):
+        from rpma_qualify import cli, runner
+        plan = self.plan()
+        rc = cli.main(["run", plan, "--target", "127.0.0.1", "--initiator",
+                       "127.0.0.1", "--out", self.out, "--repeats", "2",
+                       "--quiet"])
+        self.assertEqual(rc, 0)
+        self.assertEqual(self.ncalls(), 6)
+        res = runner.load(self.out)
+        self.assertTrue(all(r["status"] == "done" for p in res["points"]
+                            for r in p["repeats"]))
+        self.assertEqual(res["hosts"]["127.0.0.1"]["env_source"],
+                         "measured here")
+        self.assertEqual(res["points"][2]["repeats"][0]["metrics"]["direction"],
+                         "read")
+        # a second run into the same directory is refused
+        self.assertEqual(cli.main(["run", plan, "--target", "127.0.0.1",
+                                   "--initiator", "127.0.0.1", "--out",
+                                   self.out, "--quiet"]), 2)
+        # rounds: every point's first repeat before any second one
+        res2 = runner.load(self.out)
+        for p in res2["points"]:
+            p["repeats"] = [{"status": "pending"}] * 2
+        order = [(p["id"], i) for p, i in runner.Runner(
+            self.out, res2, True).todo()]
+        self.assertEqual([i for _, i in order], [0, 0, 0, 1, 1, 1])
+        # as if it had stopped after three repeats: continue runs the rest
+        for p in res["points"][1:]:
+            p["repeats"][-1] = {"status": "pending"}
+        runner.save(self.out, res)
+        self.assertEqual(cli.main(["continue", self.out, "--quiet",
+                                   "--stop-after", "1"]), 0)
+        self.assertEqual(self.ncalls(), 7)
+        self.assertNotIn("finished", runner.load(self.out))
+        self.assertEqual(cli.main(["continue", self.out, "--quiet"]), 0)
+        self.assertEqual(self.ncalls(), 8)
+        self.assertIn("finished", runner.load(self.out))
+        res = runner.load(self.out)
+        self.assertTrue(all(r["status"] == "done" for p in res["points"]
+                            for r in p["repeats"]))
+
+    def test_failed_point(self):
+        from rpma_qualify import cli, runner
+        with open(os.path.join(self.tmp.name, "bin", "fio"), "w") as f:
+            f.write("#!/bin/sh\necho 'fio: failed to connect' ; exit 1\n")
+        rc = cli.main(["run", self.plan(), "--target", "127.0.0.1",
+                       "--initiator", "127.0.0.1", "--out", self.out,
+                       "--repeats", "1", "--quiet"])
+        self.assertEqual(rc, 1)
+        res = runner.load(self.out)
+        r = res["points"][0]["repeats"][0]
+        self.assertEqual(r["status"], "failed")
+        self.assertIn("no JSON report", r["reason"])
+
+
+class Env(unittest.TestCase):
+    def test_ibv_devinfo(self):
+        d = env.parse_ibv_devinfo(data("ibv_devinfo.txt"))
+        self.assertEqual(d[0]["name"], "rxe0")
+        self.assertEqual(d[0]["transport"], "InfiniBand (0)")
+        self.assertEqual(d[0]["ports"][0]["link_layer"], "Ethernet")
+        self.assertEqual(d[0]["ports"][0]["active_mtu"], "1024 (3)")
+
+    def test_counters(self):
+        before = env.parse_rdma_statistic(data("rdma-statistic.json"))
+        self.assertIn("rxe0/1", before)
+        after = copy.deepcopy(before)
+        after["rxe0/1"]["rcvd_rnr_err"] = before["rxe0/1"].get(
+            "rcvd_rnr_err", 0) + 2
+        after["rxe0/1"]["duplicate_request"] = before["rxe0/1"].get(
+            "duplicate_request", 0) + 1
+        d = env.delta(before, after)
+        self.assertEqual((d["rnr_naks"], d["retries"]), (2, 1))
+        self.assertIsNone(env.delta(None, after))
+
+
+if __name__ == "__main__":
+    unittest.main()
