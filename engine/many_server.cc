@@ -314,8 +314,10 @@ Result ManyServer::take_completions(Peer &p)
 // comes, says more (Server::probe_done).
 Result ManyServer::settle()
 {
-	for (const size_t k : failing_) {
-		Peer &p = peers_[k];
+	// ended() may add to the list: by index (each client comes at most
+	// once, so the reserved room never moves)
+	for (size_t i = 0; i < failing_.size(); i++) {
+		Peer &p = peers_[failing_[i]];
 		if (!p.live())
 			continue;
 		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
