@@ -314,8 +314,10 @@ Result ManyServer::take_completions(Peer &p)
 // comes, says more (Server::probe_done).
 Result ManyServer::settle()
 {
-	// ended() may add to the list: by index (each client comes at most
-	// once, so the reserved room never moves)
+	// ended() may add to the list: by index, not a range-for, whose end
+	// is taken once (each client comes at most once, so the reserved room
+	// never moves)
+	// NOLINTNEXTLINE(modernize-loop-convert)
 	for (size_t i = 0; i < failing_.size(); i++) {
 		Peer &p = peers_[failing_[i]];
 		if (!p.live())
