@@ -453,8 +453,8 @@ private:
 
 	Result sent(Peer &p, const ibv_wc &wc) override
 	{
-		const EndNotice &notice = notices_[index_of(p)];
-		if (!notices_[index_of(p)].take(wc))
+		EndNotice &notice = notices_[index_of(p)];
+		if (!notice.take(wc))
 			lose(p, EPROTO, "sent what an APM client does not (opcode %d)", wc.opcode);
 		else if (!notice.misuse().empty())
 			lose(p, EPROTO, "it %s", notice.misuse().c_str());

@@ -97,7 +97,7 @@ after_end() {
 # requests of the other client; that client ends with 0 errors, data
 # verified, the rogue is named
 probe_during_answer() {
-	local name=gpspm-clients2-probe-fails-during-answer rrc crc src said end
+	local name=gpspm-clients2-probe-fails-during-answer rrc crc src said
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
 	begin_case "$name"
 	fio_server gpspm --clients=2 --filename=malloc --size=1m --iodepth=32 --busy_wait_polling=1
@@ -105,10 +105,7 @@ probe_during_answer() {
 	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=32 --size=1m \
 		--time_based --runtime=40 --verify=crc32c --verify_backlog=64
 	local other=$FIO_PID
-	end=$((SECONDS + 60))
-	until (($(server_connections) == 1)) || ((SECONDS >= end)); do
-		sleep 0.2
-	done
+	await_connections 1 60
 	"$ROGUE_CLIENT" "$ip" "$port" probe-during-answer >"$case_dir/rogue.log" 2>&1
 	rrc=$?
 	wait_exit "$other" 120

@@ -51,7 +51,7 @@ many_lost_client() {
 # that runs out (HOW exitall), or by SIGTERM (HOW signal): the job must
 # still fail, naming the lost client
 many_terminated() {
-	local kind=$1 how=$2 name=$1-clients3-one-killed-then-$2 src victim others end companion=()
+	local kind=$1 how=$2 name=$1-clients3-one-killed-then-$2 src victim others companion=()
 	begin_case "$name"
 	# the companion runs out well after the clients came, even in a slow VM
 	[[ $how == exitall ]] && companion=(--exitall --name=companion --ioengine=null --size=1m
@@ -66,10 +66,7 @@ many_terminated() {
 	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
 		--size=1m --time_based --runtime=120
 	others=$FIO_PID
-	end=$((SECONDS + 50))
-	until (($(server_connections) == 3)) || ((SECONDS >= end)); do
-		sleep 0.2
-	done
+	await_connections 3 50
 	killed victim "$victim"
 	sleep 3
 	[[ $how == signal ]] && kill -TERM "$SERVER_PID"
@@ -103,10 +100,7 @@ many_late_client() {
 		--time_based --runtime=45
 	local first=$FIO_PID
 	moved client first
-	end=$((SECONDS + 60))
-	until (($(server_connections) == 1)) || ((SECONDS >= end)); do
-		sleep 0.2
-	done
+	await_connections 1 60
 	sleep 5
 	start=$SECONDS
 	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \

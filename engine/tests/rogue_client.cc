@@ -66,18 +66,20 @@ int next_event(rpma_conn *conn, int timeout_ms, rpma_conn_event &ev)
 	return rpma_conn_next_event(conn, &ev);
 }
 
-// silent: RDMA-CM directly, since rpma hands out no queue pair
-int silent(const char *ip, const char *port)
+// An RC connection made with RDMA-CM directly (rpma hands out no queue
+// pair), queues of `depth` work requests: a synchronous id, returned once
+// established, or nullptr after saying why.
+rdma_cm_id *connect_raw(const char *ip, const char *port, uint32_t depth)
 {
 	rdma_addrinfo hints{}, *ai;
 	hints.ai_port_space = RDMA_PS_TCP;
 	hints.ai_qp_type = IBV_QPT_RC;
 	if (rdma_getaddrinfo(ip, port, &hints, &ai)) {
 		std::perror("rogue_client: rdma_getaddrinfo");
-		return 2;
+		return nullptr;
 	}
 	ibv_qp_init_attr attr{};
-	attr.cap.max_send_wr = attr.cap.max_recv_wr = 1;
+	attr.cap.max_send_wr = attr.cap.max_recv_wr = depth;
 	attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
 	attr.qp_type = IBV_QPT_RC;
 	rdma_cm_id *id;
@@ -85,16 +87,24 @@ int silent(const char *ip, const char *port)
 	rdma_freeaddrinfo(ai);
 	if (ret) {
 		std::perror("rogue_client: rdma_create_ep");
-		return 2;
+		return nullptr;
 	}
 	rdma_conn_param param{};
 	param.responder_resources = param.initiator_depth = 1;
 	param.retry_count = param.rnr_retry_count = 7;
-	// a synchronous id: returns once established
 	if (rdma_connect(id, &param)) {
 		std::perror("rogue_client: rdma_connect");
-		return 2;
+		return nullptr;
 	}
+	return id;
+}
+
+// silent: its queue pair put in the error state, which rpma does not do
+int silent(const char *ip, const char *port)
+{
+	rdma_cm_id *id = connect_raw(ip, port, 1);
+	if (!id)
+		return 2;
 	ibv_qp_attr qa{};
 	qa.qp_state = IBV_QPS_ERR;
 	if (ibv_modify_qp(id->qp, &qa, IBV_QP_STATE)) {
@@ -311,36 +321,13 @@ int send_requests(rdma_cm_id *id, ibv_mr *mr, char *buf, unsigned n, uint64_t *n
 	return 0;
 }
 
-// probe-during-answer: RDMA-CM and verbs directly, since rpma sets no
-// queue pair's access flags. 0 once it all went out, else 1 (2: local).
+// probe-during-answer: verbs directly, since rpma sets no queue pair's
+// access flags. 0 once it all went out, else 1 (2: local).
 int probe_during_answer(const char *ip, const char *port)
 {
-	rdma_addrinfo hints{}, *ai;
-	hints.ai_port_space = RDMA_PS_TCP;
-	hints.ai_qp_type = IBV_QPT_RC;
-	if (rdma_getaddrinfo(ip, port, &hints, &ai)) {
-		std::perror("rogue_client: rdma_getaddrinfo");
+	rdma_cm_id *id = connect_raw(ip, port, 256);
+	if (!id)
 		return 2;
-	}
-	ibv_qp_init_attr attr{};
-	attr.cap.max_send_wr = attr.cap.max_recv_wr = 256;
-	attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
-	attr.qp_type = IBV_QPT_RC;
-	attr.sq_sig_all = 0;
-	rdma_cm_id *id;
-	int ret = rdma_create_ep(&id, ai, nullptr, &attr);
-	rdma_freeaddrinfo(ai);
-	if (ret) {
-		std::perror("rogue_client: rdma_create_ep");
-		return 2;
-	}
-	rdma_conn_param param{};
-	param.responder_resources = param.initiator_depth = 1;
-	param.retry_count = param.rnr_retry_count = 7;
-	if (rdma_connect(id, &param)) {
-		std::perror("rogue_client: rdma_connect");
-		return 2;
-	}
 	const std::optional<rpma_fio::Workspace> ws = accepted_workspace(id);
 	if (!ws || ws->max_msg_num == 0 || ws->max_msg_num > 128) {
 		std::fprintf(stderr, "rogue_client: no GPSPM workspace from the server\n");

@@ -246,6 +246,15 @@ server_connections() {
 	rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $ip:$port "
 }
 
+# await_connections N SECONDS: true once the server has N connections
+await_connections() {
+	local end=$((SECONDS + $2))
+	until (($(server_connections) == $1)); do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
 # server_memory NAME CONNS "SERVER ARGS" "CLIENT ARGS": a GPSPM server's
 # anonymous memory must grow by at most 56 kB per connection from
 # listening to CONNS connected (a client fio of CONNS jobs)
