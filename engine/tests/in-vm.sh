@@ -35,28 +35,6 @@ echo "in-vm.sh: RDMA links: $(rdma link show 2>/dev/null | awk '{ printf "%s%s (
 # shellcheck source=races.sh
 . "$here/races.sh"
 
-# error_cases (errors.sh) as iWARP can run them
-iwarp_error_cases() {
-	local kind silent="on iWARP a queue pair in error ends its TCP stream, and so the connection: a peer cannot fall silent so (tests/twohosts' silence case stops the link instead)"
-	for kind in apm gpspm; do
-		dead_client "$kind"
-		dead_server "$kind"
-		server_restart "$kind"
-		size_too_big "$kind"
-		skip "$kind-silent-client" "$silent"
-	done
-	skip gpspm-silent-client-sleeping "$silent"
-	no_server
-	port_in_use
-	gpspm_bad_request gpspm-range "refusing to flush"
-	gpspm_bad_request gpspm-garbage "cannot unpack a flush request"
-	outside_region
-	late_server
-	no_size
-	apm_pmem_without_dwtp
-	fsdax_without_odp
-}
-
 mode=${1:-quick}
 # ENGINE_CASES="CASE ARGS; CASE ARGS...": only these cases (the functions
 # of matrix.sh and errors.sh, e.g. "dead_client apm; pair_case apm write
@@ -107,7 +85,7 @@ iwarp)	# make check-iwarp, on Soft-iWARP (tests/vm/run --transport siw):
 	native_ops_case
 	pmem_cases
 	aof_cases
-	iwarp_error_cases
+	error_cases
 	many_cases
 	exit 0
 	;;
