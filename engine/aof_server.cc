@@ -7,10 +7,11 @@
 // log: the pointer within the log, and equal to how far the client says it
 // appended; else the job fails, saying what it found.
 #include "aof.hh"
-#include "gpspm_serving.hh"
+#include "gpspm_server.hh"
 #include "options.hh"
 #include "report.hh"
 #include "server_ops.hh"
+#include "workspace.hh"
 
 #include <cerrno>
 #include <string>
@@ -30,16 +31,10 @@ class AofServer final : public GpspmServer {
 	uint64_t tail_ = 0;   // aof_mode=gpspm: the log's length as persisted
 
 	// apm: one receive, for the end-of-run notice
-	uint16_t msg_slots() const override
-	{
-		return mode_ == AofMode::APM ? 1 : GpspmServer::msg_slots();
-	}
+	uint16_t slots() const override { return mode_ == AofMode::APM ? 1 : GpspmServer::slots(); }
 
 	// apm: nothing comes but the end-of-run notice, not worth a CPU
-	bool busy_polling() const override
-	{
-		return mode_ == AofMode::GPSPM && GpspmServer::busy_polling();
-	}
+	bool may_spin() const override { return mode_ == AofMode::GPSPM; }
 
 	Result open(fio_file *f) override
 	{
@@ -56,15 +51,14 @@ class AofServer final : public GpspmServer {
 			       static_cast<unsigned long long>(td_->o.size), LOG_OFFSET);
 			return job_failed(td_, EINVAL, "size");
 		}
-		return Server::open(f);
+		return GpspmServer::open(f);
 	}
 
-	Result workspace_of(rpma_mr_local *mr, uint16_t max_msg_num,
-			    std::vector<uint8_t> *ws) override
+	Result workspace_of(const Connection &c, std::vector<uint8_t> *ws) override
 	{
-		auto encoded = encode_aof_workspace(mode_, max_msg_num,
+		auto encoded = encode_aof_workspace(mode_, receives(c),
 						    options_of(td_).direct_write_to_pmem,
-						    LOG_OFFSET, descriptor_of(mr));
+						    LOG_OFFSET, descriptor_of(c.mr));
 		if (!encoded) {
 			report(td_, "the memory descriptor does not fit the workspace");
 			return job_failed(td_, EOVERFLOW, "workspace");
@@ -75,8 +69,8 @@ class AofServer final : public GpspmServer {
 
 	// The client is accepted whatever it asked for: it reads the
 	// server's aof_mode in the workspace and refuses it with its own
-	// message, as serve() does with this one.
-	Result accepting(rpma_conn_req *req) override
+	// message, as established() does with this one.
+	Result accepting(Connection &, rpma_conn_req *req) override
 	{
 		// DRAM holds no log of an earlier run: a reading client must find
 		// an empty one, not what the allocator left there
@@ -86,14 +80,12 @@ class AofServer final : public GpspmServer {
 		rpma_conn_req_get_private_data(req, &pdata);
 		const std::optional<AofRequest> asked = decode_aof_request(pdata.ptr, pdata.len);
 		if (!asked)
-			refusal_ = "the client asks for an append-only log of a version or "
-				   "aof_mode this server does not know";
+			refusal_ = "asks for an append-only log of a version or aof_mode this "
+				   "server does not know";
 		else if (asked->mode == AofMode::NONE)
-			refusal_ = "the client is not librpma_aof_client (it asks for no "
-				   "append-only log)";
+			refusal_ = "is not librpma_aof_client (it asks for no append-only log)";
 		else if (asked->mode != mode_)
-			refusal_ = std::string("the client asks for aof_mode=") +
-				   aof_mode_name(asked->mode) +
+			refusal_ = std::string("asks for aof_mode=") + aof_mode_name(asked->mode) +
 				   ", this server serves aof_mode=" + aof_mode_name(mode_) +
 				   ": both ends must use the same";
 		tail_ = load_log_tail(mem_.base() + LOG_TAIL_OFFSET);
@@ -103,19 +95,16 @@ class AofServer final : public GpspmServer {
 			note("%s[%u]: an appending client, which starts the log anew (its tail "
 			     "pointer is at %llu bytes)\n",
 			     td_->io_ops->name, td_->thread_number, ull(tail_));
-		return GpspmServer::accepting(req);
+		return Result::DONE;
 	}
 
-	Result serve() override
+	// The client has the workspace: it refuses this server in turn, with
+	// its own message.
+	Result established(Connection &c) override
 	{
-		if (refusal_.empty())
-			return GpspmServer::serve();
-		report(td_, "%s", refusal_.c_str());
-		// the client refuses the server in turn and disconnects
-		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-		if (next_conn_event(td_, conn_, HANDSHAKE_TIMEOUT_MS, &ev) == Result::DONE)
-			closed_ = ev == RPMA_CONN_CLOSED;
-		return job_failed(td_, EPROTO, "accept");
+		if (!refusal_.empty())
+			lose(c, EPROTO, "%s", refusal_.c_str());
+		return Result::DONE;
 	}
 
 	bool ends_run(const FlushRequest &req) const override { return is_aof_end_notice(req); }

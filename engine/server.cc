@@ -3,14 +3,18 @@
 #include "conn_events.hh"
 #include "guard.hh"
 #include "options.hh"
+#include "peer_addr.hh"
 #include "report.hh"
 #include "soft_roce.hh"
 #include "workspace.hh"
 
 #include <infiniband/verbs.h>
 
+#include <cassert>
 #include <cerrno>
+#include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace rpma_fio {
@@ -22,16 +26,12 @@ Server *server_of(thread_data *td)
 	return static_cast<Server *>(td->io_ops_data);
 }
 
-// A client silent this long is probed; the probe has OPERATION_TIMEOUT to
-// complete, the bound a client gives its own operations.
-constexpr auto PROBE_IDLE = std::chrono::seconds(5);
-
 }
 
 Server::~Server()
 {
-	close_connection(&conn_);
-	rpma_mr_dereg(&mr_);
+	close_all();
+	conns_.clear(); // their regions, before the memory goes
 	mem_.unmap();
 	rpma_peer_delete(&peer_);
 }
@@ -49,19 +49,18 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 
 	std::unique_ptr<Server> s = make();
 	s->td_ = td;
-	ibv_context *dev;
-	int ret = rpma_utils_get_ibv_context(o.serverip, RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev);
+	int ret = rpma_utils_get_ibv_context(o.serverip, RPMA_UTIL_IBV_CONTEXT_LOCAL, &s->dev_);
 	if (ret) {
 		report(td, "serverip=%s is not the address of an RDMA device here", o.serverip);
 		return fio_status(rpma_failed(td, "rpma_utils_get_ibv_context", ret));
 	}
-	if ((ret = rpma_peer_new(dev, &s->peer_)))
+	if ((ret = rpma_peer_new(s->dev_, &s->peer_)))
 		return fio_status(rpma_failed(td, "rpma_peer_new", ret));
 	ibv_device_attr attr{};
-	s->soft_roce_ = ibv_query_device(dev, &attr) == 0 &&
+	s->soft_roce_ = ibv_query_device(s->dev_, &attr) == 0 &&
 			attr.vendor_id == rpma::SOFT_ROCE_VENDOR_ID;
-	s->link_.watch(dev, o.serverip, true);
-	// The job's one I/O is the serving of its connection; iodepth= is
+	s->link_.watch(s->dev_, o.serverip, true);
+	// The job's one I/O is the serving of its connections; iodepth= is
 	// the GPSPM server's message slots. Left above 1, it would make fio
 	// print a note (a sync engine caps the depth) into a json report.
 	s->iodepth_ = td->o.iodepth;
@@ -90,14 +89,47 @@ int Server::open_file(thread_data *td, fio_file *f)
 	return fio_status(s->open(f));
 }
 
+// clients= regions of size= each, registered one by one: a client's
+// descriptor shows it its own region only.
 Result Server::open(fio_file *f)
 {
-	Result r = map_memory(f, td_->o.size);
-	if (r == Result::DONE)
-		r = register_memory(0, mem_.size(), &mr_);
-	if (r == Result::DONE)
-		r = accept();
-	return r;
+	const Options &o = options_of(td_);
+	const size_t n = o.clients, size = td_->o.size;
+	if (size > SIZE_MAX / n) {
+		report(td_, "clients=%zu times size=%zu bytes is too much memory", n, size);
+		return job_failed(td_, EINVAL, "size");
+	}
+	if (Result r = map_memory(f, n * size); r != Result::DONE)
+		return r;
+	// A connection and its probe are found by address (wr_id): each is
+	// made once, here.
+	conns_.reserve(n);
+	by_qp_.reserve(n);
+	for (size_t k = 0; k < n; k++) {
+		conns_.push_back(new_connection());
+		Connection &c = *conns_.back();
+		c.index = k;
+		if (Result r = register_memory(k * size, size, &c.mr); r != Result::DONE)
+			return r;
+	}
+	if (int err = waits_.open(CHECK_PERIOD)) {
+		report(td_, "cannot make the set of descriptors to wait on: %s",
+		       std::strerror(err));
+		return job_failed(td_, err, "epoll");
+	}
+	port_ = job_port(td_);
+	if (port_.empty())
+		return job_failed(td_, EINVAL, "port");
+	if (Result r = listen(); r != Result::DONE)
+		return r;
+	listening_since_ = Clock::now();
+	if (n == 1)
+		note("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name,
+		     td_->thread_number, o.serverip, port_.c_str());
+	else
+		note("%s[%u]: waiting for a client on %s:%s (%zu clients, %zu bytes each)\n",
+		     td_->io_ops->name, td_->thread_number, o.serverip, port_.c_str(), n, size);
+	return Result::DONE;
 }
 
 Result Server::map_memory(fio_file *f, size_t bytes)
@@ -151,10 +183,10 @@ std::vector<uint8_t> Server::descriptor_of(rpma_mr_local *mr)
 	return desc;
 }
 
-Result Server::workspace_of(rpma_mr_local *mr, uint16_t max_msg_num, std::vector<uint8_t> *ws)
+Result Server::workspace_of(const Connection &c, std::vector<uint8_t> *ws)
 {
-	const std::vector<uint8_t> desc = descriptor_of(mr);
-	auto encoded = encode_workspace(max_msg_num, options_of(td_).direct_write_to_pmem, desc);
+	const std::vector<uint8_t> desc = descriptor_of(c.mr);
+	auto encoded = encode_workspace(receives(c), options_of(td_).direct_write_to_pmem, desc);
 	if (!encoded) {
 		report(td_,
 		       "the memory descriptor (%zu bytes) does not fit the "
@@ -166,105 +198,385 @@ Result Server::workspace_of(rpma_mr_local *mr, uint16_t max_msg_num, std::vector
 	return Result::DONE;
 }
 
-Result Server::listen(const std::string &port, rpma_ep **ep)
+Result Server::listen()
 {
 	const Options &o = options_of(td_);
-	int ret = rpma_ep_listen(peer_, o.serverip, port.c_str(), ep);
-	if (!ret)
-		return Result::DONE;
+	int ret = rpma_ep_listen(peer_, o.serverip, port_.c_str(), &ep_);
 	if (ret == RPMA_E_PROVIDER && errno == EADDRINUSE)
 		report(td_,
 		       "cannot listen on %s:%s: the port is in use "
 		       "(another server, or one still ending); stop it or "
 		       "choose another port=",
-		       o.serverip, port.c_str());
-	else
-		report(td_, "cannot listen on %s:%s", o.serverip, port.c_str());
-	return rpma_failed(td_, "rpma_ep_listen", ret);
-}
-
-Result Server::accept()
-{
-	const Options &o = options_of(td_);
-	const std::string port = job_port(td_);
-	rpma_ep *ep;
-	if (Result r = listen(port, &ep); r != Result::DONE)
-		return r;
-	note("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name, td_->thread_number,
-	     o.serverip, port.c_str());
-
-	Result r = wait_for_client(ep);
-	if (r == Result::DONE)
-		r = connect_client(ep);
-	// one connection per job: nobody else may connect to this port
-	rpma_ep_shutdown(&ep);
-	if (r != Result::DONE)
-		return r;
-
-	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	r = next_conn_event(td_, conn_, HANDSHAKE_TIMEOUT_MS, &ev);
-	if (failed(r))
-		return r;
-	if (r == Result::RETRY || ev != RPMA_CONN_ESTABLISHED) {
-		report(td_, "the client's connection did not come up (%s)",
-		       r == Result::RETRY ? "timed out" : rpma_utils_conn_event_2str(ev));
-		return job_failed(td_, ECONNABORTED, "accept");
+		       o.serverip, port_.c_str());
+	else if (ret)
+		report(td_, "cannot listen on %s:%s", o.serverip, port_.c_str());
+	if (ret)
+		return rpma_failed(td_, "rpma_ep_listen", ret);
+	int fd;
+	rpma_ep_get_fd(ep_, &fd);
+	if (int err = waits_.add(fd, tag(0, LISTENER))) {
+		report(td_, "cannot wait on the listening endpoint: %s", std::strerror(err));
+		return job_failed(td_, err, "epoll");
 	}
 	return Result::DONE;
 }
 
-// Waits for a connection request, within runtime= if there is one.
-Result Server::wait_for_client(rpma_ep *ep)
+void Server::stop_listening()
 {
 	int fd;
-	rpma_ep_get_fd(ep, &fd);
-	const auto start = Clock::now();
-	while (!fd_readable(fd, POLL_MS)) {
-		if (td_->terminate)
-			return job_failed(td_, EINTR, "accept");
-		if (td_->o.timeout &&
-		    Clock::now() - start > std::chrono::microseconds(td_->o.timeout)) {
-			report(td_, "no client connected within runtime=%llus",
-			       td_->o.timeout / 1000000);
-			return job_failed(td_, ETIMEDOUT, "accept");
-		}
-	}
-	return Result::DONE;
+	if (ep_ && rpma_ep_get_fd(ep_, &fd) == 0)
+		waits_.remove(fd);
+	rpma_ep_shutdown(&ep_);
 }
 
-Result Server::next_request(rpma_ep *ep, rpma_conn_req **req)
+Result Server::next_request(rpma_conn_req **req)
 {
 	rpma_conn_cfg *cfg;
 	int ret = rpma_conn_cfg_new(&cfg);
 	if (ret)
 		return rpma_failed(td_, "rpma_conn_cfg_new", ret);
 	configure(cfg);
-	ret = rpma_ep_next_conn_req(ep, cfg, req);
+	ret = rpma_ep_next_conn_req(ep_, cfg, req);
 	rpma_conn_cfg_delete(&cfg);
 	if (ret == RPMA_E_NO_EVENT)
 		return Result::RETRY;
 	return ret ? rpma_failed(td_, "rpma_ep_next_conn_req", ret) : Result::DONE;
 }
 
-Result Server::connect_client(rpma_ep *ep)
+Result Server::accept_one()
 {
-	rpma_conn_req *req;
-	Result r = next_request(ep, &req);
-	// the endpoint's fd was readable: a request, or librpma's error
-	if (r == Result::RETRY)
-		return rpma_failed(td_, "rpma_ep_next_conn_req", RPMA_E_NO_EVENT);
-	if (r != Result::DONE)
+	// Invariant: the endpoint listens only while connections are missing.
+	assert(accepted_ < conns_.size());
+	Connection &c = *conns_[accepted_];
+	if (Result r = prepare(c); r != Result::DONE)
 		return r;
+	rpma_conn_req *req;
+	Result r = next_request(&req);
+	if (r != Result::DONE)
+		return r == Result::RETRY ? Result::DONE : r;
+	accepted_++;
 	std::vector<uint8_t> ws;
-	if ((r = accepting(req)) != Result::DONE ||
-	    (r = workspace_of(mr_, msg_slots(), &ws)) != Result::DONE) {
+	if ((r = accepting(c, req)) != Result::DONE || (r = workspace_of(c, &ws)) != Result::DONE) {
 		rpma_conn_req_delete(&req);
 		return r;
 	}
-	rpma_conn_private_data pdata{const_cast<uint8_t *>(ws.data()),
-				     static_cast<uint8_t>(ws.size())};
-	int ret = rpma_conn_req_connect(&req, &pdata, &conn_);
-	return ret ? rpma_failed(td_, "rpma_conn_req_connect", ret) : Result::DONE;
+	if (clients() == 1) {
+		c.name = "the client";
+	} else {
+		char name[96];
+		std::snprintf(name, sizeof(name), "client %zu of %zu at %s:%s", c.index + 1,
+			      clients(), options_of(td_).serverip, port_.c_str());
+		c.name = name;
+	}
+	c.state = Connection::State::Connecting;
+	c.since = Clock::now();
+	if (accepted_ == 1)
+		first_came_ = c.since;
+	rpma_conn_private_data pdata{ws.data(), static_cast<uint8_t>(ws.size())};
+	int ret = rpma_conn_req_connect(&req, &pdata, &c.conn);
+	if (accepted_ == conns_.size())
+		stop_listening(); // nobody else may connect to this port
+	if (ret) {
+		lose(c, ECONNABORTED, "could not be accepted (%s)", rpma_err_2str(ret));
+		return Result::DONE;
+	}
+	return watch(c);
+}
+
+// c's connection is made: its descriptors join the wait set.
+Result Server::watch(Connection &c)
+{
+	rpma_conn_get_event_fd(c.conn, &c.event_fd);
+	rpma_conn_get_cq(c.conn, &c.cq);
+	rpma_cq_get_fd(c.cq, &c.cq_fd);
+	rpma_conn_get_qp_num(c.conn, &c.qp);
+	by_qp_[c.qp] = c.index;
+	if (clients() > 1) {
+		const std::string addr = peer_address(dev_, c.qp);
+		if (!addr.empty())
+			c.name += " (from " + addr + ")";
+	}
+	int err = waits_.add(c.event_fd, tag(c.index, EVENTS));
+	if (!err)
+		err = waits_.add(c.cq_fd, tag(c.index, COMPLETIONS));
+	if (err)
+		lose(c, err, "cannot be waited on (%s): raise the limit of open files?",
+		     std::strerror(err));
+	return Result::DONE;
+}
+
+// The serving loop: work while there is some, otherwise spin or sleep on
+// the wait set.
+Result Server::serve()
+{
+	if (const int fd = flavour_fd(); fd >= 0) {
+		if (int err = waits_.add(fd, tag(0, FLAVOUR))) {
+			report(td_, "cannot wait on the flavour's queue: %s", std::strerror(err));
+			return job_failed(td_, err, "epoll");
+		}
+	}
+	const bool spin = may_spin() && options_of(td_).busy_wait_polling;
+	unsigned turns = 0;
+	// fio ending the job (a signal, exitall=, a trigger, a remote client
+	// gone) ends the serving, not the verdict on the clients lost so far
+	while (!finished() && !td_->terminate) {
+		const Result r = do_work();
+		if (failed(r))
+			return r;
+		// A spinning loop looks at the wait set every
+		// EVENT_CHECK_INTERVAL turns (a turn takes at most WC_BATCH
+		// requests), a sleeping one whenever there is no work: accepting,
+		// the connections' events and the tick are never kept out.
+		const bool due = ++turns % EVENT_CHECK_INTERVAL == 0;
+		if (!due && (r == Result::DONE || spin))
+			continue;
+		if (failed(wait(r == Result::RETRY && !spin ? -1 : 0)))
+			return Result::FAILED;
+	}
+	return verdict();
+}
+
+Result Server::verdict()
+{
+	unsigned lost = 0;
+	int err = 0;
+	for (size_t k = 0; k < accepted_; k++)
+		if (conns_[k]->state == Connection::State::Failed && !lost++)
+			err = conns_[k]->err;
+	if (gave_up_ && !lost)
+		return job_failed(td_, ETIMEDOUT, "accept");
+	if (!lost)
+		return Result::DONE;
+	if (clients() == 1)
+		return job_failed(td_, err, "client");
+	report(td_, "%u of %zu clients of %s:%s failed (named above); %s", lost, clients(),
+	       options_of(td_).serverip, port_.c_str(),
+	       finished() ? "the others ended their runs" : "fio ended the job before the others");
+	return job_failed(td_, err ? err : EIO, "clients");
+}
+
+Result Server::do_work()
+{
+	working_ = true;
+	const Result r = work();
+	working_ = false;
+	return r;
+}
+
+bool Server::finished() const
+{
+	if (accepted_ < conns_.size() && !gave_up_)
+		return false;
+	for (size_t k = 0; k < accepted_; k++)
+		if (conns_[k]->live())
+			return false;
+	return true;
+}
+
+Result Server::wait(int timeout_ms)
+{
+	const int n = waits_.wait(timeout_ms);
+	if (n < 0) {
+		const int err = errno;
+		report(td_, "epoll_wait: %s", std::strerror(err));
+		return job_failed(td_, err, "epoll");
+	}
+	bool tick = false;
+	for (int i = 0; i < n; i++) {
+		const uint64_t t = waits_.tag(i);
+		if (t == WaitSet::TICK) {
+			tick = true;
+			continue;
+		}
+		Connection &c = *conns_[t >> KIND_BITS];
+		Result r = Result::DONE;
+		switch (static_cast<Kind>(t & ((1 << KIND_BITS) - 1))) {
+		case LISTENER:
+			// the endpoint may have gone in this batch (the last
+			// client came)
+			if (ep_)
+				r = accept_one();
+			break;
+		case FLAVOUR:
+			r = flavour_ready();
+			break;
+		case EVENTS:
+			// c may have been closed in this batch
+			if (c.live())
+				r = conn_event(c);
+			break;
+		case COMPLETIONS:
+			if (c.live()) {
+				const int ret = rpma_cq_wait(c.cq); // acks the event and re-arms
+				if (ret && ret != RPMA_E_NO_COMPLETION)
+					return rpma_failed(td_, "rpma_cq_wait", ret);
+				r = take_completions(c);
+			}
+			break;
+		default:
+			assert(false);
+		}
+		if (failed(r))
+			return r;
+	}
+	if (!tick)
+		return Result::DONE;
+	waits_.take_tick();
+	return checks();
+}
+
+Result Server::conn_event(Connection &c)
+{
+	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	int ret = rpma_conn_next_event(c.conn, &ev);
+	if (ret == RPMA_E_NO_EVENT)
+		return Result::DONE;
+	if (ret) {
+		lose(c, EIO, "had its connection's events fail (%s)", rpma_err_2str(ret));
+		return Result::DONE;
+	}
+	if (c.state == Connection::State::Connecting && ev == RPMA_CONN_ESTABLISHED) {
+		c.state = Connection::State::Serving;
+		if (++established_ == clients() && clients() > 1)
+			note("%s[%u]: all %zu clients connected, %.3f s after the first one came\n",
+			     td_->io_ops->name, td_->thread_number, clients(),
+			     std::chrono::duration<double>(Clock::now() - first_came_).count());
+		return established(c);
+	}
+	// A client that did all it had to may close before the server sees
+	// its connection come up (rdma_cm then never says ESTABLISHED):
+	// ended() judges it by its run, as any other end.
+	if (c.state == Connection::State::Connecting && ev != RPMA_CONN_CLOSED) {
+		lose(c, ECONNABORTED, "never completed its connection (%s)",
+		     rpma_utils_conn_event_2str(ev));
+		return Result::DONE;
+	}
+	return ended(c, ev);
+}
+
+// What c's connection event ev means for its run, once what c sent before
+// it has been taken: its end-of-run request may wait behind any number of
+// completions (a server that slept while the client took its last answers
+// and ended). The flavour's queue holds at most clients() * receives()
+// requests, so that many polls take every one queued before the event
+// even while the other clients keep sending.
+Result Server::ended(Connection &c, rpma_conn_event ev)
+{
+	// Invariant: never inside work(), whose batch of requests must be
+	// answered in each client's order before any later one is taken.
+	assert(!working_);
+	const size_t polls = clients() * receives(c) / WC_BATCH + 1;
+	for (size_t i = 0; i < polls; i++) {
+		const Result r = do_work();
+		if (failed(r))
+			return r;
+		if (r == Result::RETRY)
+			break;
+	}
+	// what it sent last may have failed it: that stands
+	if (!c.live())
+		return Result::DONE;
+	const bool good = ev == RPMA_CONN_CLOSED && ended_run(c);
+	if (!c.live())
+		return Result::DONE;
+	if (good) {
+		c.state = Connection::State::Ended;
+		close_connection_of(c);
+	} else if (ev == RPMA_CONN_CLOSED) {
+		lose(c, ECONNRESET, "disconnected before ending the run (was it killed?)");
+	} else {
+		lose(c, ECONNRESET, "lost its connection (%s)", rpma_utils_conn_event_2str(ev));
+	}
+	return Result::DONE;
+}
+
+Result Server::take_completions(Connection &c)
+{
+	ibv_wc wc[WC_BATCH];
+	for (;;) {
+		if (!c.live() || !c.cq)
+			return Result::DONE;
+		int got = 0;
+		int ret = rpma_cq_get_wc(c.cq, WC_BATCH, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION)
+			return Result::DONE;
+		if (ret)
+			return rpma_failed(td_, "rpma_cq_get_wc", ret);
+		for (int i = 0; i < got && c.live(); i++) {
+			if (wc[i].wr_id != reinterpret_cast<uintptr_t>(&c)) {
+				if (failed(completion(c, wc[i])))
+					return Result::FAILED;
+				continue;
+			}
+			const auto now = Clock::now();
+			c.probe.completed(now);
+			if (wc[i].status == IBV_WC_SUCCESS || c.probe_failed)
+				continue;
+			// A disconnect fails the probe too, and that event, if it
+			// comes within DISCONNECT_GRACE, says more: the checks
+			// judge the probe only then.
+			c.probe_failed = wc[i].status;
+			c.since = now;
+		}
+	}
+}
+
+Result Server::checks()
+{
+	if (failed(link_check()))
+		return Result::FAILED;
+	const auto now = Clock::now();
+	const Options &o = options_of(td_);
+	if (ep_ && td_->o.timeout &&
+	    now - listening_since_ > std::chrono::microseconds(td_->o.timeout)) {
+		// those that came are served to their end; the job fails then
+		report(td_, "%zu of %zu clients connected to %s:%s within runtime=%llus", accepted_,
+		       clients(), o.serverip, port_.c_str(), td_->o.timeout / 1000000);
+		stop_listening();
+		gave_up_ = true;
+	}
+	for (size_t k = 0; k < accepted_; k++)
+		if (failed(check_connection(*conns_[k], now)))
+			return Result::FAILED;
+	return Result::DONE;
+}
+
+Result Server::check_connection(Connection &c, Clock::time_point now)
+{
+	if (c.state == Connection::State::Connecting &&
+	    now - c.since > std::chrono::milliseconds(HANDSHAKE_TIMEOUT_MS)) {
+		lose(c, ECONNABORTED, "never completed its connection (timed out)");
+		return Result::DONE;
+	}
+	if (c.state != Connection::State::Serving)
+		return Result::DONE;
+	if (failed(take_completions(c)))
+		return Result::FAILED;
+	if (!c.live())
+		return Result::DONE;
+	if (c.probe_failed) {
+		if (now - c.since > DISCONNECT_GRACE)
+			lose(c, ETIMEDOUT, "stopped answering (%s): it or the network is gone",
+			     ibv_wc_status_str(c.probe_failed));
+		return Result::DONE;
+	}
+	switch (c.probe.due(signs_of(c), now)) {
+	case Probe::Due::NOTHING:
+		return Result::DONE;
+	case Probe::Due::LATE:
+		lose(c, ETIMEDOUT, "stopped answering (%s): it or the network is gone",
+		     Probe::late_why().c_str());
+		return Result::DONE;
+	case Probe::Due::SEND:
+		break;
+	}
+	int ret = rpma_write(c.conn, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS, &c);
+	if (ret) {
+		lose(c, ECONNRESET, "cannot be probed (%s)", rpma_err_2str(ret));
+		return Result::DONE;
+	}
+	c.probe.sent(now);
+	return Result::DONE;
 }
 
 Result Server::link_check()
@@ -273,104 +585,56 @@ Result Server::link_check()
 		return Result::DONE;
 	report(td_,
 	       "the RDMA link of %s went down (its port is not active): the "
-	       "client cannot reach this server any more",
+	       "clients cannot reach this server any more",
 	       options_of(td_).serverip);
 	return job_failed(td_, ENETDOWN, "link");
 }
 
-Probe::Due Probe::due(uint64_t signs, Clock::time_point now)
+Connection *Server::connection_of_qp(uint32_t qp)
 {
-	if (in_flight_)
-		return now - sent_ < OPERATION_TIMEOUT ? Due::NOTHING : Due::LATE;
-	if (signs != signs_ || quiet_since_ == Clock::time_point{}) {
-		signs_ = signs;
-		quiet_since_ = now;
-		return Due::NOTHING;
-	}
-	return now - quiet_since_ < PROBE_IDLE ? Due::NOTHING : Due::SEND;
+	auto it = by_qp_.find(qp);
+	return it == by_qp_.end() ? nullptr : conns_[it->second].get();
 }
 
-std::string Probe::late_why()
+void Server::lose(Connection &c, int err, const char *fmt, ...)
 {
-	return "no answer to a probe for " +
-	       std::to_string(std::chrono::duration_cast<std::chrono::seconds>(OPERATION_TIMEOUT)
-				      .count()) +
-	       " s";
+	char what[256];
+	va_list ap;
+	va_start(ap, fmt);
+	std::vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (clients() == 1)
+		report(td_, "%s %s", c.name.c_str(), what);
+	else
+		report(td_, "%s: %s; the others go on", c.name.c_str(), what);
+	c.state = Connection::State::Failed;
+	c.err = err;
+	close_connection_of(c);
 }
 
-// Called only when idle: the clock is read off the data path.
-Result Server::liveness_check(uint64_t signs)
+void Server::close_connection_of(Connection &c)
 {
-	const auto now = Clock::now();
-	switch (probe_.due(signs, now)) {
-	case Probe::Due::NOTHING:
-		return Result::DONE;
-	case Probe::Due::LATE:
-		return client_stopped(Probe::late_why().c_str());
-	case Probe::Due::SEND:
-		break;
-	}
-	int ret = rpma_write(conn_, nullptr, 0, nullptr, 0, 0, RPMA_F_COMPLETION_ALWAYS, this);
-	if (ret)
-		return rpma_failed(td_, "rpma_write (a probe of the client)", ret);
-	probe_.sent(now);
-	return Result::DONE;
+	dropped(c);
+	if (!c.conn)
+		return;
+	by_qp_.erase(c.qp);
+	if (c.event_fd >= 0)
+		waits_.remove(c.event_fd);
+	if (c.cq_fd >= 0)
+		waits_.remove(c.cq_fd);
+	close_connection(&c.conn);
+	c.cq = nullptr;
+	c.event_fd = c.cq_fd = -1;
 }
 
-bool Server::is_probe(const ibv_wc &wc) const
+void Server::close_all()
 {
-	return wc.wr_id == reinterpret_cast<uintptr_t>(this);
+	for (auto &c : conns_)
+		close_connection_of(*c);
+	stop_listening();
 }
 
-Result Server::probe_done(const ibv_wc &wc, bool end_expected)
-{
-	probe_.completed(Clock::now());
-	if (wc.status == IBV_WC_SUCCESS)
-		return Result::DONE;
-	rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	const Result r = next_conn_event(td_, conn_, DISCONNECT_GRACE_MS, &ev);
-	if (r == Result::DONE)
-		return connection_ended(ev, end_expected);
-	// a link going down fails the probe too, maybe before the check
-	// between waits has seen it: the link's state says more
-	if (r == Result::RETRY && failed(link_check()))
-		return Result::FAILED;
-	return r == Result::RETRY ? client_stopped(ibv_wc_status_str(wc.status)) : r;
-}
-
-Result Server::client_misbehaved(const std::string &what)
-{
-	report(td_, "the client of %s:%s %s", options_of(td_).serverip, job_port(td_).c_str(),
-	       what.c_str());
-	return job_failed(td_, EPROTO, "receive");
-}
-
-Result Server::client_stopped(const char *why)
-{
-	const Options &o = options_of(td_);
-	report(td_,
-	       "the client of %s:%s stopped answering (%s): it or the "
-	       "network is gone",
-	       o.serverip, job_port(td_).c_str(), why);
-	return job_failed(td_, ETIMEDOUT, "client");
-}
-
-Result Server::connection_ended(rpma_conn_event ev, bool end_expected)
-{
-	if (ev == RPMA_CONN_CLOSED) {
-		closed_ = true;
-		if (end_expected)
-			return Result::DONE;
-		report(td_, "the client disconnected before ending the run "
-			    "(was it killed?)");
-	} else {
-		report(td_, "the connection to the client failed (%s)",
-		       rpma_utils_conn_event_2str(ev));
-	}
-	return job_failed(td_, ECONNRESET, "connection");
-}
-
-// All of the job's I/O is the serving of its one connection.
+// All of the job's I/O is the serving of its connections.
 fio_q_status Server::queue(thread_data *td, io_u *)
 {
 	Server *s = server_of(td);
@@ -384,21 +648,13 @@ fio_q_status Server::queue(thread_data *td, io_u *)
 	return FIO_Q_COMPLETED;
 }
 
+// Every client that ended well has been closed at its disconnect; the
+// others are disconnected at once: after a failure a client may be
+// waiting for an answer.
 int Server::close_file(thread_data *td, fio_file *)
 {
-	server_of(td)->goodbye();
+	server_of(td)->close_all();
 	return 0;
-}
-
-// After a good run the client disconnects by itself; after a failure the
-// client may be waiting for an answer, so disconnect it at once.
-void Server::goodbye()
-{
-	if (conn_ && !closed_ && !td_->error)
-		await_goodbye(conn_);
-	close_connection(&conn_);
-	rpma_mr_dereg(&mr_);
-	mem_.unmap();
 }
 
 int Server::invalidate(thread_data *, fio_file *)

@@ -1,76 +1,53 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// server.hh -- the part of librpma_apm_server and librpma_gpspm_server that
-// does not depend on the persistency method.
+// server.hh -- the part of librpma_{apm,gpspm,aof}_server that does not
+// depend on the persistency method: a job that serves clients= connections
+// (1 by default) in its one thread.
 //
-// Each server job serves one client connection (a job of clients=N serves
-// N: many_server.hh). Opening its "file" maps
-// the memory, registers it, listens on serverip:port+N-1 and accepts one
-// connection, describing the memory in the accept's private data (the
-// workspace). The job's first I/O then serves the connection until the
-// client ends it; that ends the job. A client that vanishes ends it too,
-// with an error, even one that vanishes without a word (liveness_check()).
+// Opening its "file" maps clients= times size= bytes of memory and
+// registers each client's region [k * size, (k + 1) * size) on its own,
+// then listens on serverip:port+N-1 (job N). The job's first I/O is the
+// serving: connections are accepted as they come, beside the serving of
+// those already up, each described in the accept's private data (the
+// workspace) so that a client sees exactly its own region. A client that
+// fails or vanishes, even without a word (its probe), is reported by name
+// and closed; with clients=N the others go on. The job ends once every
+// client came and ended its run, and fails if any of them failed.
+//
+// One thread waits on one epoll set (wait_set.hh) that holds the listening
+// endpoint, each connection's events and completions, the flavour's own
+// queue and a tick of CHECK_PERIOD: accepting and connection events are
+// taken as they come, and the checks (the link, the deadlines, the probes)
+// run at least every CHECK_PERIOD, however busy the clients keep it.
 #ifndef RPMA_ENGINE_SERVER_HH
 #define RPMA_ENGINE_SERVER_HH
 
 #include "conn_events.hh"
+#include "connection.hh"
 #include "fio.hh"
 #include "link.hh"
 #include "result.hh"
 #include "server_memory.hh"
-#include "workspace.hh"
+#include "wait_set.hh"
 
 #include <infiniband/verbs.h>
 #include <librpma.h>
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rpma_fio {
 
-// The liveness probe of one client, for the idle moments of its serving:
-// after PROBE_IDLE without a new sign of life (what the client has sent), a
-// zero-length RDMA write goes to the client (it needs no key and leaves no
-// trace there), which must complete within OPERATION_TIMEOUT.
-class Probe {
-public:
-	enum class Due {
-		NOTHING, // the client gave a sign lately, or the probe is on its way
-		SEND,    // send a probe now, then sent()
-		LATE,    // the probe did not complete in time
-	};
-	// What is due at `now`, the client having given `signs` so far (0 if
-	// it sends nothing).
-	Due due(uint64_t signs, Clock::time_point now);
-	void sent(Clock::time_point now)
-	{
-		in_flight_ = true;
-		sent_ = now;
-	}
-	// Its completion came (whatever its status).
-	void completed(Clock::time_point now)
-	{
-		in_flight_ = false;
-		quiet_since_ = now;
-	}
-	bool in_flight() const { return in_flight_; }
-	// Why a LATE probe means the client is gone, for messages.
-	static std::string late_why();
-
-private:
-	uint64_t signs_ = 0;
-	Clock::time_point quiet_since_{};
-	Clock::time_point sent_{};
-	bool in_flight_ = false;
-};
-
 class Server {
 public:
+	Server() = default;
+	Server(const Server &) = delete;
+	Server &operator=(const Server &) = delete;
 	virtual ~Server();
 
-	// fio's hooks; `make` creates the APM or the GPSPM flavour.
+	// fio's hooks; `make` creates the flavour.
 	static int init(thread_data *td, std::unique_ptr<Server> (*make)());
 	static int get_file_size(thread_data *td, fio_file *f);
 	static int open_file(thread_data *td, fio_file *f);
@@ -80,84 +57,117 @@ public:
 	static void cleanup(thread_data *td);
 
 protected:
-	// Opens the job's "file": exposes the memory and accepts its client
-	// (a server with clients=N: many_server.hh).
+	// The flavour's hooks, each with what it may return. FAILED fails
+	// the whole job (reported); a hook that fails one client lose()s it.
+
+	// Maps and registers the memory, listens (DONE or FAILED).
 	virtual Result open(fio_file *f);
-	// Ends the job's connection after its serving (close_file).
-	virtual void goodbye();
-	// Maps bytes of the job's memory into mem_.
-	Result map_memory(fio_file *f, size_t bytes);
-	// Registers [offset, +len) of mem_ for a client's remote access.
-	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
-	// The workspace that describes mr to a client (the accept's private
-	// data), with max_msg_num receives posted for it.
-	virtual Result workspace_of(rpma_mr_local *mr, uint16_t max_msg_num,
-				    std::vector<uint8_t> *ws);
+	// A connection with the flavour's per-client state.
+	virtual std::unique_ptr<Connection> new_connection() const
+	{
+		return std::make_unique<Connection>();
+	}
+	// Queues of every connection; called before each request is taken.
+	virtual void configure(rpma_conn_cfg *) {}
+	// Before c's connection request is taken.
+	virtual Result prepare(Connection &) { return Result::DONE; }
+	// c's request came: the last moment to post receives on req.
+	virtual Result accepting(Connection &, rpma_conn_req *) { return Result::DONE; }
+	// The receives the flavour posted for c: its workspace's max_msg_num.
+	virtual uint16_t receives(const Connection &) const { return 0; }
+	// The workspace that describes c's region to its client (DONE or
+	// FAILED).
+	virtual Result workspace_of(const Connection &c, std::vector<uint8_t> *ws);
+	// c's connection is up.
+	virtual Result established(Connection &) { return Result::DONE; }
+	// Some work without waiting: DONE if it did some, RETRY if there was
+	// none.
+	virtual Result work() { return Result::RETRY; }
+	// A completion of c's queue other than its probe's.
+	virtual Result completion(Connection &, const ibv_wc &) { return Result::DONE; }
+	// Whether c's disconnect now ends its run as it should.
+	virtual bool ended_run(Connection &) { return true; }
+	// The signs of life c has given (what it has sent; 0: it sends none).
+	virtual uint64_t signs_of(const Connection &) const { return 0; }
+	// c ended or failed: forget what the flavour keeps of its run.
+	virtual void dropped(Connection &) {}
+	// A descriptor of the flavour's to wait on (-1: none; its value is
+	// fixed once open() returned), and what to do when it is ready.
+	virtual int flavour_fd() const { return -1; }
+	virtual Result flavour_ready() { return Result::DONE; }
+	// busy_wait_polling= applies (GPSPM), else the thread sleeps.
+	virtual bool may_spin() const { return false; }
+
+	// For the flavours:
+	size_t clients() const { return conns_.size(); }
+	Connection &connection(size_t k) { return *conns_[k]; }
+	// the client whose queue pair is qp, or nullptr
+	Connection *connection_of_qp(uint32_t qp);
+	// Takes the completions of c's queue.
+	Result take_completions(Connection &c);
+	// Ends c's run with `what` (reported; with clients=N the others go
+	// on): `what` reads after the client's name ("the client ...").
+	void lose(Connection &c, int err, const char *fmt, ...)
+		__attribute__((format(printf, 4, 5)));
+	// Closes every connection (before what their queues use goes).
+	void close_all();
 	// mr's descriptor, for a workspace
 	static std::vector<uint8_t> descriptor_of(rpma_mr_local *mr);
-	// Listens on serverip:port, saying why it cannot.
-	Result listen(const std::string &port, rpma_ep **ep);
-	// The next connection request on ep, its queues as configure() says:
-	// DONE, RETRY if none came after all, or FAILED.
-	Result next_request(rpma_ep *ep, rpma_conn_req **req);
-
-	// Receives the flavour posts before accepting (max_msg_num); for a
-	// request it promises so, once accepting() has taken the request.
-	virtual uint16_t msg_slots() const { return 0; }
-	// Queues of the connection; called before the connection exists.
-	virtual void configure(rpma_conn_cfg *) {}
-	// Before the accept: the last moment to post receives on req.
-	virtual Result accepting(rpma_conn_req *) { return Result::DONE; }
-	// Serves the connection until the client ends the run: DONE, or
-	// FAILED.
-	virtual Result serve() = 0;
-
-	// What a connection event during serve() means: DONE if the run ended
-	// as it should (the client disconnected after end_expected), else
-	// FAILED.
-	Result connection_ended(rpma_conn_event ev, bool end_expected);
-
-	// For serve()'s idle moments: FAILED after reporting that the link
-	// under the connection went down (no event would ever say so), else
-	// DONE.
-	Result link_check();
-
-	// For serve()'s idle moments: whether the client still answers
-	// (Probe). `signs` counts what the client has sent (0 if nothing is
-	// expected). FAILED after reporting that the probe failed or did not
-	// complete, else DONE.
-	Result liveness_check(uint64_t signs);
-	// Whether wc is the probe's; probe_done() then takes it: DONE, or
-	// FAILED after reporting a failed probe. A probe fails too when the client
-	// has just disconnected: that event, if it comes, is what counts
-	// (connection_ended() with end_expected).
-	bool is_probe(const ibv_wc &wc) const;
-	// FAILED, after reporting that the client did `what` (a protocol
-	// breach, e.g. why_no_message()).
-	Result client_misbehaved(const std::string &what);
-	Result probe_done(const ibv_wc &wc, bool end_expected);
 
 	thread_data *td_ = nullptr;
 	rpma_peer *peer_ = nullptr;
-	rpma_conn *conn_ = nullptr;
 	Memory mem_;
-	bool closed_ = false;  // the client's disconnect has arrived
 	unsigned iodepth_ = 1; // the job's iodepth= (fio's own is set to 1)
 
-	// a probe failed by the client's disconnect precedes that event by little
-	static constexpr int DISCONNECT_GRACE_MS = 1000;
-
 private:
-	Result accept();
-	Result wait_for_client(rpma_ep *ep);
-	Result connect_client(rpma_ep *ep);
+	// The epoll tags: what kind of descriptor, and for a connection its
+	// index (tag >> KIND_BITS).
+	enum Kind : uint64_t { LISTENER, FLAVOUR, EVENTS, COMPLETIONS, KIND_BITS = 2 };
+	static uint64_t tag(size_t k, Kind kind)
+	{
+		return static_cast<uint64_t>(k) << KIND_BITS | kind;
+	}
 
-	rpma_mr_local *mr_ = nullptr;
+	Result map_memory(fio_file *f, size_t bytes);
+	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
+	Result listen();
+	Result next_request(rpma_conn_req **req);
+	Result serve();
+	// The job's verdict once the serving ends.
+	Result verdict();
+	// work(), never entered again from inside (ended())
+	Result do_work();
+	Result wait(int timeout_ms);
+	Result accept_one();
+	Result watch(Connection &c);
+	Result conn_event(Connection &c);
+	Result ended(Connection &c, rpma_conn_event ev);
+	Result checks();
+	Result check_connection(Connection &c, Clock::time_point now);
+	Result link_check();
+	void close_connection_of(Connection &c);
+	void stop_listening();
+	bool finished() const;
+
+	std::vector<std::unique_ptr<Connection>> conns_;
+	std::unordered_map<uint32_t, size_t> by_qp_;
+	WaitSet waits_;
+	ibv_context *dev_ = nullptr;
+	rpma_ep *ep_ = nullptr;
+	std::string port_;
+	size_t accepted_ = 0;    // connection requests taken
+	size_t established_ = 0; // connections that came up
+	bool gave_up_ = false;   // runtime= passed before all came
 	bool served_ = false;
+	bool working_ = false;   // inside work()
 	bool soft_roce_ = false; // the device is rxe (FS DAX: a warning)
 	LinkWatch link_;
-	Probe probe_;
-	Result client_stopped(const char *why);
+	Clock::time_point listening_since_{};
+	Clock::time_point first_came_{}; // the first connection request
+	// the checks' period: also how often the loop looks at td->terminate
+	static constexpr auto CHECK_PERIOD = std::chrono::milliseconds(POLL_MS);
+	// a probe failed by the client's disconnect precedes that event by little
+	static constexpr auto DISCONNECT_GRACE = std::chrono::seconds(1);
 };
 
 }

@@ -14,21 +14,8 @@ namespace rpma_fio {
 // FIO_DISKLESSIO: fio must not lay out a file named by filename= (malloc).
 using MakeServer = std::unique_ptr<Server> (*)();
 
-// Which of a flavour's servers serves a job: of clients=N or of one
-// connection; a flavour without the first (nullptr) has its server of one
-// connection refuse clients=.
-template <MakeServer Make, MakeServer MakeMany> struct ServerChoice {
-	static MakeServer of(thread_data *td)
-	{
-		return options_of(td).clients > 1 ? MakeMany : Make;
-	}
-};
-template <MakeServer Make> struct ServerChoice<Make, nullptr> {
-	static MakeServer of(thread_data *) { return Make; }
-};
-
-// Make: the flavour's server of one connection; MakeMany: of clients=N.
-template <MakeServer Make, MakeServer MakeMany = nullptr>
+// Make: the flavour's server.
+template <MakeServer Make>
 ioengine_ops server_ops(const char *name, fio_option *opts = server_options())
 {
 	return {
@@ -39,7 +26,7 @@ ioengine_ops server_ops(const char *name, fio_option *opts = server_options())
 			[](thread_data *td) {
 				if (!fio_matches(td, &ioengine))
 					return 1;
-				return Server::init(td, ServerChoice<Make, MakeMany>::of(td));
+				return Server::init(td, Make);
 			},
 		.queue = Server::queue,
 		.cleanup = Server::cleanup,

@@ -34,6 +34,8 @@ echo "in-vm.sh: RDMA links: $(rdma link show 2>/dev/null | awk '{ printf "%s%s (
 . "$here/hostile.sh"
 # shellcheck source=races.sh
 . "$here/races.sh"
+# shellcheck source=connections.sh
+. "$here/connections.sh"
 
 mode=${1:-quick}
 # ENGINE_CASES="CASE ARGS; CASE ARGS...": only these cases (the functions
@@ -89,11 +91,15 @@ iwarp)	# make check-iwarp, on Soft-iWARP (tests/vm/run --transport siw):
 	many_cases
 	exit 0
 	;;
+connections)	# make check-connections: 1 to 256 connections on one server job
+	connections_cases full
+	exit 0
+	;;
 helgrind | drd)	# make check-helgrind, check-drd: the multi-job runs only
 	race_cases "$mode"
 	exit 0
 	;;
-*) echo "usage: $0 [quick|full|fio|interop|platform|helgrind|drd|iwarp]" >&2; exit 2 ;;
+*) echo "usage: $0 [quick|full|fio|interop|platform|helgrind|drd|iwarp|connections]" >&2; exit 2 ;;
 esac
 extras
 examples_case apm json+
@@ -106,6 +112,7 @@ fsdax_cases
 error_cases
 safety_cases
 many_cases
+connections_cases quick
 hostile_cases
 aof_cases
 if [[ -n "${OLD_FIO:-}" ]]; then

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh, which in-vm.sh sources first
 # engine/tests/many.sh -- a server job with clients=N: one port, N
-# connections, each to a region of its own (many_server.hh). Sourced by
+# connections, each to a region of its own (server.hh). Sourced by
 # in-vm.sh after lib.sh, errors.sh and safety.sh.
 
 # many_case KIND BUSY: a server job with clients=4 serves one client fio of
@@ -78,7 +78,7 @@ many_terminated() {
 	# fio that a signal ended exits 129 whatever its jobs did: the job's
 	# error in its report says
 	((src && src != 124)) && grep -q '"error" : [1-9]' "$case_dir/server.json" &&
-		has server "disconnected before ending its run" &&
+		has server "disconnected before ending the run" &&
 		has server "1 of 3 clients of $ip:$port failed"
 	expect $? "$name" "server $src (not 0, not 124) with a job error in its report, naming the killed client"
 }

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh, which in-vm.sh sources first
+# engine/tests/connections.sh -- many connections on one server job: one
+# thread serving clients=N, its clients spread over several client fios.
+# Sourced by in-vm.sh after lib.sh and errors.sh; connections.py judges.
+
+# connections_case KIND N FIOS: a server job of clients=N (thread=1: the
+# job is the fio process, whose memory is sampled) and N client jobs over
+# FIOS client fios (thread=1, port_per_job=0), each writing its 256 KiB
+# region at random, then reading it back (verify=crc32c). Every job must
+# end with 0 errors and its data verified; printed: the time until all N
+# were connected, the server's memory per connection, its CPU per I/O.
+connections_case() {
+	local kind=$1 n=$2 fios=$3 name=$1-clients$2 i pids=() rc=0 src before=0 after=0
+	begin_case "$name"
+	fio_server "$kind" --thread --clients="$n" --filename=malloc --size=256k --iodepth=2 \
+		--busy_wait_polling=0
+	server_listens 60 || { fail "$name" "the server did not listen within 60 s"; return; }
+	before=$(rss_kib "$SERVER_PID")
+	for ((i = 1; i <= fios; i++)); do
+		fio_start client "$kind" --thread --numjobs=$((n / fios)) --port_per_job=0 \
+			--rw=randwrite --bs=4k --iodepth=2 --size=256k --verify=crc32c
+		moved client "client$i"
+		pids+=("$FIO_PID")
+	done
+	# connected, the clients' regions registered: the server's memory now
+	if ((n == 1)) || wait_for_text "$case_dir/server.log" "all $n clients connected" 600; then
+		after=$(rss_kib "$SERVER_PID")
+	fi
+	for i in "${pids[@]}"; do
+		wait_exit "$i" 900 || rc=$?
+	done
+	wait_exit "$SERVER_PID" 60
+	src=$?
+	python3 "$here/connections.py" "$case_dir" "$n" "$before" "$after"
+	local judged=$?
+	((rc == 0 && src == 0 && judged == 0))
+	expect $? "$name" "clients $rc, server $src (0 each), or connections.py found a job that did not end with 0 errors and its data verified"
+}
+
+# rss_kib PID: the resident memory of process PID, in KiB (0: gone)
+rss_kib() {
+	awk '/^VmRSS:/ { print $2; found = 1 } END { if (!found) print 0 }' "/proc/$1/status" 2>/dev/null || echo 0
+}
+
+# connections_cases quick|full: make check: 32 connections of each kind
+# over two fios; make check-connections: 1, 16, 64 and 256 over one, two,
+# four and eight fios
+connections_cases() {
+	local kind
+	for kind in apm gpspm; do
+		if [[ $1 == quick ]]; then
+			connections_case "$kind" 32 2
+		else
+			connections_case "$kind" 1 1
+			connections_case "$kind" 16 2
+			connections_case "$kind" 64 4
+			connections_case "$kind" 256 8
+		fi
+	done
+}
