@@ -3,6 +3,9 @@
 #include "options.hh"
 #include "report.hh"
 
+#include <infiniband/verbs.h>
+
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <limits>
@@ -29,6 +32,8 @@ Result GpspmServer::open(fio_file *f)
 	slots_ = slots();
 	layout_ = ServerMsgLayout(slots_);
 	backlog_.reserve(n);
+	if (Result r = fits_device(n * slots_); r != Result::DONE)
+		return r;
 	rpma_srq_cfg *cfg;
 	int ret = rpma_srq_cfg_new(&cfg);
 	if (ret)
@@ -47,6 +52,24 @@ Result GpspmServer::open(fio_file *f)
 	rpma_srq_get_rcq(srq_, &rcq_);
 	rpma_cq_get_fd(rcq_, &rcq_fd_);
 	return Result::DONE;
+}
+
+// The shared receive queue and its completion queue hold every client's
+// receives.
+Result GpspmServer::fits_device(size_t receives)
+{
+	ibv_device_attr attr{};
+	if (ibv_query_device(dev_, &attr))
+		return Result::DONE; // rpma_srq_new says what fails
+	const size_t room = std::min(attr.max_srq_wr, attr.max_cqe);
+	if (receives <= room)
+		return Result::DONE;
+	report(td_,
+	       "clients=%zu times iodepth=%u is %zu receives, more than the device's shared "
+	       "receive queue or its completion queue hold (%zu): lower iodepth= or clients=, "
+	       "or spread the clients over more server jobs",
+	       clients(), slots_, receives, room);
+	return job_failed(td_, EINVAL, "clients");
 }
 
 void GpspmServer::configure(rpma_conn_cfg *cfg)

@@ -93,6 +93,8 @@ private:
 	int flavour_fd() const override { return rcq_fd_; }
 	Result flavour_ready() override;
 
+	// DONE if the device's queues hold `receives`, else FAILED (reported).
+	Result fits_device(size_t receives);
 	// Posts receive `id`: slot id % slots_ of client id / slots_.
 	Result post(size_t id);
 	// One receive completion: its request goes to its client's queue, its

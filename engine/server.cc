@@ -9,6 +9,7 @@
 #include "workspace.hh"
 
 #include <infiniband/verbs.h>
+#include <sys/resource.h>
 
 #include <cassert>
 #include <cerrno>
@@ -24,6 +25,20 @@ namespace {
 Server *server_of(thread_data *td)
 {
 	return static_cast<Server *>(td->io_ops_data);
+}
+
+// A connection holds two descriptors (its connection events, its
+// completion channel); fio and the device take some more.
+constexpr size_t FDS_PER_CONNECTION = 2, FDS_BESIDE = 64;
+
+// For a failed registration: the limit of locked memory, if one applies.
+std::string memlock_hint()
+{
+	rlimit lim{};
+	if (getrlimit(RLIMIT_MEMLOCK, &lim) || lim.rlim_cur == RLIM_INFINITY)
+		return "";
+	return " (the limit of locked memory is " + std::to_string(lim.rlim_cur / 1024) +
+	       " KiB: ulimit -l, or LimitMEMLOCK= of a systemd unit, raises it)";
 }
 
 }
@@ -99,6 +114,8 @@ Result Server::open(fio_file *f)
 		report(td_, "clients=%zu times size=%zu bytes is too much memory", n, size);
 		return job_failed(td_, EINVAL, "size");
 	}
+	if (Result r = descriptors_for(n); r != Result::DONE)
+		return r;
 	if (Result r = map_memory(f, n * size); r != Result::DONE)
 		return r;
 	// A connection and its probe are found by address (wr_id): each is
@@ -132,6 +149,27 @@ Result Server::open(fio_file *f)
 	return Result::DONE;
 }
 
+// Raises the soft limit of open files up to the hard one if the
+// connections need more (Debian's soft limit, 1024, holds about 480).
+Result Server::descriptors_for(size_t n)
+{
+	const rlim_t need = n * FDS_PER_CONNECTION + FDS_BESIDE;
+	rlimit lim{};
+	if (getrlimit(RLIMIT_NOFILE, &lim) || lim.rlim_cur >= need)
+		return Result::DONE;
+	if (lim.rlim_max >= need) {
+		lim.rlim_cur = need;
+		if (setrlimit(RLIMIT_NOFILE, &lim) == 0)
+			return Result::DONE;
+	}
+	report(td_,
+	       "clients=%zu needs about %llu open files, more than this process may have "
+	       "(%llu: ulimit -n, or LimitNOFILE= of a systemd unit, raises it)",
+	       n, static_cast<unsigned long long>(need),
+	       static_cast<unsigned long long>(lim.rlim_max));
+	return job_failed(td_, EMFILE, "clients");
+}
+
 Result Server::map_memory(fio_file *f, size_t bytes)
 {
 	if (Result r = mem_.map(td_, f->file_name, bytes); r != Result::DONE)
@@ -157,6 +195,9 @@ Result Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
 	if (ret && mem_.kind() == Memory::Kind::FsDax)
 		report(td_, "registering FS DAX memory needs On-Demand Paging, "
 			    "which this RDMA device may lack; a Device DAX needs none");
+	else if (ret)
+		report(td_, "cannot register %zu bytes of memory for a client%s", len,
+		       memlock_hint().c_str());
 	if (ret)
 		return rpma_failed(td_, "rpma_mr_reg", ret);
 	if (mem_.kind() != Memory::Kind::FsDax)

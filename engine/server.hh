@@ -115,6 +115,7 @@ protected:
 	static std::vector<uint8_t> descriptor_of(rpma_mr_local *mr);
 
 	thread_data *td_ = nullptr;
+	ibv_context *dev_ = nullptr; // serverip's device
 	rpma_peer *peer_ = nullptr;
 	Memory mem_;
 	unsigned iodepth_ = 1; // the job's iodepth= (fio's own is set to 1)
@@ -128,6 +129,7 @@ private:
 		return static_cast<uint64_t>(k) << KIND_BITS | kind;
 	}
 
+	Result descriptors_for(size_t n);
 	Result map_memory(fio_file *f, size_t bytes);
 	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
 	Result listen();
@@ -152,7 +154,6 @@ private:
 	std::vector<std::unique_ptr<Connection>> conns_;
 	std::unordered_map<uint32_t, size_t> by_qp_;
 	WaitSet waits_;
-	ibv_context *dev_ = nullptr;
 	rpma_ep *ep_ = nullptr;
 	std::string port_;
 	size_t accepted_ = 0;    // connection requests taken
