@@ -19,9 +19,10 @@
 // - Two windows of a GPSPM server that sleeps between completions, made
 //   certain (safety.sh): ENGINE_CHECK_HOLD=N deschedules the thread that
 //   posts the process's Nth rpma_send, from then until its connection has
-//   news: its rpma_cq_get_wc finds nothing, and its poll() of two fds (the
-//   server's sleep: the connection's events, then the completion channel)
-//   waits for the first alone; then it wakes with both at once.
+//   news: its rpma_cq_get_wc finds nothing (a completion's wake finds the
+//   queue empty and the thread sleeps again) until it reads the
+//   connection's event (rpma_conn_next_event); then every completion held
+//   is there at once.
 //   ENGINE_CHECK_HIDE_SENDS=1 keeps every successful SEND completion from
 //   rpma_cq_get_wc, as if the acknowledgements of the server's answers had
 //   not come yet. Each says so once ("engine-check: released ...",
@@ -32,7 +33,6 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -340,18 +340,16 @@ int rpma_cq_get_wc(rpma_cq *cq, int num_entries, ibv_wc *wc, int *num_entries_go
 	}
 }
 
-int poll(pollfd *fds, nfds_t nfds, int timeout)
+int rpma_conn_next_event(rpma_conn *conn, rpma_conn_event *event)
 {
-	static auto f = real<int (*)(pollfd *, nfds_t, int)>("libc.so.6", "poll");
-	if (!holding || nfds != 2)
-		return f(fds, nfds, timeout);
-	fds[1].revents = 0;
-	int ret = f(fds, 1, timeout);
-	if (ret <= 0)
-		return ret;
-	holding = false;
-	say("engine-check: released the thread's completions: its connection has news\n");
-	return f(fds, 2, 0);
+	static auto f = real<int (*)(rpma_conn *, rpma_conn_event *)>("librpma.so.0",
+								      "rpma_conn_next_event");
+	if (holding) {
+		holding = false;
+		say("engine-check: released the thread's completions: its connection has "
+		    "news\n");
+	}
+	return f(conn, event);
 }
 
 } // extern "C"
