@@ -43,8 +43,8 @@ def judge(case_dir, n, before, after):
     m = CONNECTED.search(log)
     if m:
         out.append(f"all connected {float(m.group(2)):.2f} s after the first came")
-    if after > before:
-        out.append(f"server memory {(after - before) / n:.0f} KiB per connection "
+    if before and after:
+        out.append(f"server memory {(after - before) / n:.1f} KiB per connection "
                    f"({before} -> {after} KiB resident)")
     out.append(f"server CPU {cpu_s / ios * 1e6:.1f} us per I/O")
     return "; ".join(out)
