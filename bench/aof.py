@@ -1,11 +1,13 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""bench/aof.py RAW RESULTS: the append-only log's table (bench/run --aof)
+"""bench/aof.py RAW RESULTS COUNTS: the append-only log's table (bench/run --aof)
+bench/aof.py --md RESULTS COUNTS: the table again from RESULTS/records.jsonl
 
 Reads RAW/aof (in-vm.sh's aof_pair lines) and the client reports in
-RAW/fio, and, where bench/run --counts measured the aof-* rows, the
-instructions per append from RESULTS/raw/counts.json; writes
-RESULTS/aof.md. Each row is set beside the sequential APM write of the same
+RAW/fio into RESULTS/records.jsonl (a record a run, stamped:
+bench/records.py) and, where bench/run --counts measured the aof-* rows,
+the instructions per append from COUNTS (the counts' records.jsonl);
+writes RESULTS/summary.md. Each row is set beside the sequential APM write of the same
 size, iodepth and native_ops= (the yardstick; the GPSPM write's figures are
 given too, the yardstick of aof_mode=gpspm): appends per second (the
 median of the rounds) and packets on the wire per append (rxe's counters,
@@ -18,14 +20,16 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import counts  # noqa: E402 (the per-I/O arithmetic of --counts)
+import records  # noqa: E402 (the stamped records and the command line)
 
 KINDS = ["apm-write", "gpspm-write", "aof-apm", "aof-gpspm"]
 
 
-def read_runs(raw):
-	"""{(kind, bs, qd, native): [dict(iops, packets, ios, said)]} of the
-	runs that ended well, and the lines of those that did not"""
-	runs, failed = {}, []
+def run_records(raw):
+	"""a record a run of RAW/aof: its appends per second (fio's IOPS),
+	packets per append and what the client said it used; a run that did
+	not end well has no figures"""
+	recs = []
 	with open(os.path.join(raw, "aof")) as f:
 		for line in f:
 			p = line.rstrip("\n").split("\t")
@@ -35,30 +39,39 @@ def read_runs(raw):
 			kind, rest = row.split("-bs")
 			bs, rest = rest.split("-qd")
 			qd, native = rest.split("-native")
-			key = (kind, int(bs), int(qd), native)
+			rec = dict(record="aof", row=row, kind=kind, bs=int(bs), qd=int(qd), native=native,
+				round=int(rnd), status=status)
 			report = os.path.join(raw, "fio", "%s.r%s.client.json" % (row, rnd))
 			try:
 				with open(report) as r:
 					w = json.load(r)["jobs"][0]["write"]
 			except (OSError, ValueError, KeyError, IndexError):
 				w = None
-			if status != "0 0" or w is None or w["total_ios"] != int(ios):
-				failed.append("%s round %s (status %s)" % (row, rnd, status))
-				continue
-			runs.setdefault(key, []).append(dict(iops=w["iops"], packets=int(packets) / int(ios),
-				said=said))
+			if status == "0 0" and w is not None and w["total_ios"] == int(ios):
+				rec.update(iops=w["iops"], packets=int(packets) / int(ios), said=said)
+			recs.append(rec)
+	return recs
+
+
+def read_runs(recs):
+	"""{(kind, bs, qd, native): [dict(iops, packets, said)]} of the runs
+	that ended well, and the names of those that did not"""
+	runs, failed = {}, []
+	for r in recs:
+		if r["record"] != "aof":
+			continue
+		if "iops" not in r:
+			failed.append("%s round %s (status %s)" % (r["row"], r["round"], r["status"]))
+			continue
+		runs.setdefault((r["kind"], r["bs"], r["qd"], r["native"]), []).append(r)
 	return runs, failed
 
 
-def instructions(results):
+def instructions(path):
 	"""{(kind, qd): engine + librpma instructions per I/O of the client}
-	from --counts' rows (ours), by counts.py's own arithmetic"""
-	path = os.path.join(results, "raw", "counts.json")
-	if not os.path.exists(path):
-		return {}
-	with open(path) as f:
-		data = [d for d in json.load(f) if d["status"] == "0" and d["impl"] == "ours" and
-			d["side"] == "client"]
+	from --counts' rows (ours) in PATH, by counts.py's own arithmetic"""
+	data = [d for d in records.read(path) if d["status"] == "0" and d["impl"] == "ours" and
+		d["side"] == "client"]
 	out = {}
 	for kind in KINDS:
 		for qd in (1, 16):
@@ -80,25 +93,23 @@ def ratio(a, b):
 
 
 def main():
-	raw, results = sys.argv[1], sys.argv[2]
-	runs, failed = read_runs(raw)
-	ins = instructions(results)
-	env = {}
-	for name in ("env", "host-env"):
-		try:
-			with open(os.path.join(raw, name)) as f:
-				env.update(l.rstrip("\n").split("=", 1) for l in f if "=" in l)
-		except OSError:
-			pass
+	if sys.argv[1] == "--md":
+		results, counts_path = sys.argv[2], sys.argv[3]
+		recs = records.read(os.path.join(results, "records.jsonl"))
+	else:
+		raw, results, counts_path = sys.argv[1:4]
+		env = records.env_of(raw)
+		recs = records.stamped(env, [dict(record="env", **env)] + run_records(raw))
+		records.write(os.path.join(results, "records.jsonl"), recs)
+	env = next((r for r in recs if r["record"] == "env"), {})
+	runs, failed = read_runs(recs)
+	ins = instructions(counts_path)
 	med = {k: dict(iops=statistics.median(r["iops"] for r in v),
 		packets=statistics.median(r["packets"] for r in v), rounds=len(v), said=v[0]["said"])
 		for k, v in runs.items()}
 	o = ["# The append-only log: appends against APM writes", "",
-		"`bench/run --aof%s` at %s, %s (kernel %s, %s round(s) each; %s). "
-		% (" --native" if any(k[3] != "none" for k in med) else "", env.get("rpma_commit", "?"),
-			env.get("date", "?"), env.get("kernel", "?"), env.get("rounds", "?"),
-			"in the Soft-RoCE VM" if env.get("where") == "vm" else "on " + env.get("device", "?")),
-		"Each run appends 4096 records (1024 at iodepth 1, `sync=1`) of the given size "
+		records.command_line(env), "", records.provenance(env), "",
+		"%s round(s) each. Each run appends 4096 records (1024 at iodepth 1, `sync=1`) of the given size "
 		"to a log in DRAM (`filename=malloc`); `apm-write` and `gpspm-write` are "
 		"`librpma_apm_client` and `librpma_gpspm_client` writing the same bytes in order, "
 		"the yardsticks (ratios: to the APM write). Appends per second: the median "
@@ -107,7 +118,7 @@ def main():
 		"over the run, client and server on one device (each packet once), "
 		"connection set-up included (a few packets per run). Instructions per append: "
 		"the client's engine and librpma, from `bench/run --counts` (rows aof-*, 4 KiB "
-		"records; the GPSPM client's empty polls fitted out), in counts.md.", "",
+		"records; the GPSPM client's empty polls fitted out), in bench/results/counts/summary.md." % env.get("rounds", "?"), "",
 		"| kind | record | iodepth | native_ops | appends/s | vs APM write | packets per append "
 		"| vs APM write | engine + librpma instructions per append | vs APM write | the client used |",
 		"| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -147,7 +158,7 @@ def main():
 		("; ".join(gp) or "not measured") + "."]
 	if failed:
 		o += ["", "Failed runs (left out): " + ", ".join(failed) + "."]
-	with open(os.path.join(results, "aof.md"), "w") as f:
+	with open(os.path.join(results, "summary.md"), "w") as f:
 		f.write("\n".join(o) + "\n")
 	print("\n".join(o))
 	return 1 if failed else 0

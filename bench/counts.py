@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # bench/counts.py RAW RESULTS -- instructions per I/O, per layer, from the
 # callgrind profiles bench/in-vm.sh writes in --counts mode (RAW/counts/),
-# into RESULTS/counts.md and RESULTS/raw/counts.json (merged with the
-# entries already there that this run did not measure).
-# bench/counts.py --md RESULTS -- counts.md again from counts.json alone.
+# into RESULTS/summary.md and RESULTS/records.jsonl (a record a profile,
+# stamped with the run that made it: bench/records.py; merged with the
+# records already there that this run did not measure).
+# bench/counts.py --md RESULTS -- summary.md again from records.jsonl alone.
 # bench/counts.py --self-test -- the arithmetic on made-up numbers.
 #
 # A profile covers only what runs inside fio's I/O loop calls that reach
@@ -18,11 +19,13 @@
 # called into them (the call's inclusive cost), so "engine + library"
 # includes the memcpy/malloc the engine and librpma ask for.
 import collections
-import json
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records  # noqa: E402 (the stamped records and the command line)
 
 LAYERS = ["fio", "engine", "librpma", "verbs", "other"]
 
@@ -238,18 +241,16 @@ def main():
 		if d["status"] == "0" and d["side"] == "client" and d["polls"].get("td_io_queue")}
 	for d in data:
 		d["n"] = done.get((d["row"], d["impl"], d["rep"], d["n"]), d["n"])
-	data = merge(load(os.path.join(results, "raw", "counts.json")), data)
-	os.makedirs(os.path.join(results, "raw"), exist_ok=True)
-	with open(os.path.join(results, "raw", "counts.json"), "w") as f:
-		json.dump(data, f, indent=1)
-	write_md(data, os.path.join(results, "counts.md"))
+	data = merge_into(os.path.join(results, "records.jsonl"), records.env_of(raw), data)
+	write_md(data, os.path.join(results, "summary.md"))
 
 
-def load(path):
-	if not os.path.exists(path):
-		return []
-	with open(path) as f:
-		return json.load(f)
+def merge_into(path, env, new):
+	"""the records of PATH merged with the run's new ones, stamped by env,
+	written back to PATH: the kept records keep their own stamps"""
+	data = merge(records.read(path), records.stamped(env, new))
+	records.write(path, data)
+	return data
 
 
 def merge(old, new):
@@ -429,6 +430,11 @@ def write_md(data, path):
 		if d["row"] not in rows:
 			rows.append(d["row"])
 	o = ["# Instructions per I/O, per layer", "",
+		# the runs merge (--impls, --rows): this command measures them all
+		"Command: `bench/run --counts`", "",
+		"Each record in records.jsonl carries the commit, build flags, kernel and date of the "
+		"run that measured it (later runs with `--impls` or `--rows` replace only what they "
+		"measured).", "",
 		"User-space instructions (callgrind, exact) that the client's and the server's fio spend "
 		"inside the calls of fio's I/O loop that reach the engine (`td_io_queue`, "
 		"`io_queue_event`, `io_u_queued_complete`: the engine's queue, commit, getevents and "
@@ -603,6 +609,16 @@ def self_test():
 	check("a rerun of ours keeps ref and base and replaces ours",
 		sorted(d["impl"] for d in m) == ["base", "ours", "ref"] and
 		[d for d in m if d["impl"] == "ours"] == new)
+	# through the records file, as bench/run --counts --impls ours: the
+	# kept entries keep the stamp of the run that measured them
+	with tempfile.TemporaryDirectory() as tmp:
+		path = os.path.join(tmp, "records.jsonl")
+		merge_into(path, dict(rpma_commit="old"), old)
+		merge_into(path, dict(rpma_commit="new"), new)
+		m = {d["impl"]: d for d in records.read(path)}
+	check("a merged rerun stamps its own entries and keeps the others' stamps",
+		m["ours"]["commit"] == "new" and m["ref"]["commit"] == "old" and
+		m["base"]["commit"] == "old" and all(k in m["ref"] for k in records.STAMP))
 	print("self-test: %d failed" % len(fails))
 	sys.exit(1 if fails else 0)
 
@@ -611,9 +627,9 @@ if __name__ == "__main__":
 	if sys.argv[1:] == ["--self-test"]:
 		self_test()
 	if len(sys.argv) == 3 and sys.argv[1] == "--md":
-		# counts.md again from RESULTS/raw/counts.json alone (the profiles
-		# are gone after the next run)
-		write_md(load(os.path.join(sys.argv[2], "raw", "counts.json")),
-			os.path.join(sys.argv[2], "counts.md"))
+		# summary.md again from the records alone (the profiles are gone
+		# after the next run)
+		write_md(records.read(os.path.join(sys.argv[2], "records.jsonl")),
+			os.path.join(sys.argv[2], "summary.md"))
 		sys.exit(0)
 	main()

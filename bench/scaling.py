@@ -1,16 +1,20 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-# bench/scaling.py RAW RESULTS -- the tables of bench/run --scaling
-# (bench/in-vm.sh BENCH_SCALING=1) into RESULTS/scaling.md: numjobs 1 to
+# bench/scaling.py RAW RESULTS -- the runs of bench/run --scaling
+# (bench/in-vm.sh BENCH_SCALING=1) into RESULTS/records.jsonl (each run's
+# figures, stamped: bench/records.py) and RESULTS/summary.md: numjobs 1 to
 # 64, and the latency baselines set against the wall clock.
 # bench/scaling.py --connect RAW RESULTS -- bench/run --connect's runs
-# (BENCH_CONNECT=1) into the section "Connecting without fio" of
-# RESULTS/scaling.md, the rest of the file as it was. Either way the section
-# comes from RESULTS/raw-connect when that is there.
+# (BENCH_CONNECT=1) into the same two files: connecting without fio.
+# bench/scaling.py --md [--connect] RESULTS -- summary.md again from
+# records.jsonl alone.
 import json
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records  # noqa: E402 (the stamped records and the command line)
 
 
 def fio_json(path):
@@ -117,11 +121,13 @@ def median(values):
     return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
-def scaling(raw, o):
+def scaling_records(raw):
+    """one record a run of the list: its figures from fio's reports, the
+    guest's window and the host's samples"""
     path = os.path.join(raw, "scaling", "list")
     if not os.path.exists(path):
-        return
-    runs = {}
+        return []
+    recs = []
     samples, off = host_samples(raw), clock_offset(raw)
     for line in open(path).read().splitlines():
         impl, kind, nj, busy, rnd, status, r0, tf, tc, r1, wa, wb = line.split("\t")
@@ -129,13 +135,24 @@ def scaling(raw, o):
         base = os.path.join(raw, "scaling", f"{kind}.nj{nj}.busy{busy}.{impl}.r{rnd}")
         c, s = fio_json(base + ".client.json"), fio_json(base + ".server.json")
         n = iops(c)
-        runs.setdefault((kind, nj, busy, impl), []).append(dict(
+        recs.append(dict(
+            record="scaling", kind=kind, nj=nj, busy=busy, impl=impl, round=int(rnd),
             status=status, tf=opt_us(tf), tc=opt_us(tc), r0=opt_int(r0), r1=opt_int(r1),
             # one: a single server job (clients=N) for the N client jobs
             iops=n, ccpu=cpu(c, nj), scpu=cpu(s, 1 if impl == "one" else nj),
             w=window(wa, wb, n),
             h=host_window(samples, float(wa.split(",")[-1]) + off, float(wb.split(",")[-1]) + off)
             if off is not None and wa not in ("-", "") and wb not in ("-", "") else {}))
+    return recs
+
+
+def scaling(recs, o):
+    runs = {}
+    for x in recs:
+        if x["record"] == "scaling":
+            runs.setdefault((x["kind"], x["nj"], x["busy"], x["impl"]), []).append(x)
+    if not runs:
+        return
     # each figure the median of the rounds
     rows = {}
     for key, rs in runs.items():
@@ -255,9 +272,42 @@ def perftest_avg(path):
     return dict(typical=float(m.group(3)), avg=float(m.group(4)), wall=float(w.group(1)))
 
 
-def latbase(raw, o):
+def latbase_records(raw):
+    """perftest's and fio's figures at each iteration count, the guest's
+    clock"""
     d = os.path.join(raw, "latbase")
     if not os.path.isdir(d):
+        return []
+    recs = []
+    for t in ("ib_read_lat", "ib_write_lat"):
+        for n in (1000, 11000):
+            p = perftest_avg(os.path.join(d, f"{t}.n{n}.txt"))
+            if p:
+                recs.append(dict(record="latbase", test=t, n=n, **p))
+    for cs in ("cpu", "clock_gettime"):
+        for n in (1000, 4000):
+            j = fio_json(os.path.join(d, f"fio-read.{cs}.n{n}.json"))
+            try:
+                wall = float(open(os.path.join(d, f"fio-read.{cs}.n{n}.wall")).read().split()[1])
+            except (OSError, IndexError, ValueError):
+                wall = None
+            if j:
+                lat = j["jobs"][0]["read"]["lat_ns"]
+                recs.append(dict(record="latbase-fio", clock=cs, n=n, avg=lat["mean"] / 1000,
+                                 p50=lat.get("percentile", {}).get("50.000000", 0) / 1000,
+                                 wall=wall))
+    clock = os.path.join(d, "clock.txt")
+    if os.path.exists(clock):
+        recs.append(dict(record="clock", lines=[
+            line.strip() for line in open(clock).read().splitlines() if line.strip()]))
+    return recs
+
+
+def latbase(recs, o):
+    got = {(x.get("test") or x.get("clock"), x["n"]): x for x in recs
+           if x["record"] in ("latbase", "latbase-fio")}
+    clock = [x for x in recs if x["record"] == "clock"]
+    if not got and not clock:
         return
     o.append("## Latency baselines against the wall clock\n")
     o.append("Each test ran with 1000 and 11000 iterations (I/Os) in one boot; the wall time "
@@ -272,8 +322,7 @@ def latbase(raw, o):
              "reported / wall |")
     o.append("| --- | ---: | ---: | ---: | ---: |")
     for t, half in (("ib_read_lat", 1), ("ib_write_lat", 2)):
-        a = perftest_avg(os.path.join(d, f"{t}.n1000.txt"))
-        b = perftest_avg(os.path.join(d, f"{t}.n11000.txt"))
+        a, b = got.get((t, 1000)), got.get((t, 11000))
         if not a or not b:
             o.append(f"| {t} | - | - | - | - |")
             continue
@@ -281,40 +330,25 @@ def latbase(raw, o):
         o.append(f"| {t} -s 4096 | {b['avg']:.1f} | {b['typical']:.1f} | {wall:.1f} | "
                  f"{b['avg'] / wall:.2f} |")
     for cs in ("cpu", "clock_gettime"):
-        a = fio_json(os.path.join(d, f"fio-read.{cs}.n1000.json"))
-        b = fio_json(os.path.join(d, f"fio-read.{cs}.n4000.json"))
-        try:
-            wa = float(open(os.path.join(d, f"fio-read.{cs}.n1000.wall")).read().split()[1])
-            wb = float(open(os.path.join(d, f"fio-read.{cs}.n4000.wall")).read().split()[1])
-        except (OSError, IndexError, ValueError):
-            wa = wb = None
-        if not b or wa is None:
+        a, b = got.get((cs, 1000)), got.get((cs, 4000))
+        if not b or not a or a["wall"] is None or b["wall"] is None:
             o.append(f"| fio apm read ({cs}) | - | - | - | - |")
             continue
-        lat = b["jobs"][0]["read"]["lat_ns"]
-        avg = lat["mean"] / 1000
-        p50 = lat.get("percentile", {}).get("50.000000", 0) / 1000
         # fio's start-up varies by seconds under TCG, more than 3000 I/Os
         # take: its wall difference means nothing, and is not shown
-        o.append(f"| fio apm read ({cs}) | {avg:.1f} | {p50:.1f} | - | - |")
-    clock = os.path.join(d, "clock.txt")
-    if os.path.exists(clock):
+        o.append(f"| fio apm read ({cs}) | {b['avg']:.1f} | {b['p50']:.1f} | - | - |")
+    if clock:
         o.append("")
-        o.append("The guest's clock: " + "; ".join(
-            line.strip() for line in open(clock).read().splitlines() if line.strip()))
+        o.append("The guest's clock: " + "; ".join(clock[0]["lines"]))
     o.append("")
 
 
-CONNECT_TITLE = "## Connecting without fio"
-
-
-def connect_section(raw):
-    """rpma-bench --connections: median and range of each N, way and
-    implementation, with the phases' medians"""
+def connect_records(raw):
+    """rpma-bench --connections: each run's JSON, or its failure"""
     path = os.path.join(raw, "connect", "list")
     if not os.path.exists(path):
         return []
-    runs, failed = {}, []
+    recs = []
     for line in open(path).read().splitlines():
         impl, n, how, r, st, sst = line.split()
         j = None
@@ -322,34 +356,42 @@ def connect_section(raw):
             j = json.loads(open(os.path.join(raw, "connect", f"{impl}.n{n}.{how}.r{r}.json")).read())
         except (OSError, ValueError):
             pass
-        if st != "0" or sst != "0" or not j:
-            failed.append(f"{impl} N={n} {how} round {r}: status {st} {sst}")
+        rec = dict(record="connect", impl=impl, n=int(n), how=how, round=int(r),
+                   status=f"{st} {sst}" + ("" if j else " (no report)"))
+        if rec["status"] == "0 0":
+            rec.update(j)
+        recs.append(rec)
+    return recs
+
+
+def connect(recs, env, o):
+    """median and range of each N, way and implementation, with the
+    phases' medians"""
+    runs, failed = {}, []
+    for x in recs:
+        if x["record"] != "connect":
             continue
-        runs.setdefault((how, int(n), impl), []).append(j)
-    env = {}
-    for f in ("env", "host-env"):
-        try:
-            env.update(line.split("=", 1) for line in open(os.path.join(raw, f)).read().splitlines()
-                       if "=" in line)
-        except OSError:
-            pass
+        if "total_s" not in x:
+            failed.append(f"{x['impl']} N={x['n']} {x['how']} round {x['round']}: "
+                          f"status {x['status']}")
+            continue
+        runs.setdefault((x["how"], x["n"], x["impl"]), []).append(x)
     rounds = max((len(v) for v in runs.values()), default=0)
-    o = [CONNECT_TITLE, "",
-         "Made by `bench/run --connect`: `rpma-bench client --connections N` against "
-         "`rpma-bench server --connections N` (bench/rpma-bench.cc, the public API only), "
-         "the same binary on our librpma and on the reference's (Debian's librpma 1.2), "
-         "in one boot of the Soft-RoCE VM "
-         f"({env.get('guest_cpus', '?')} vCPUs, {env.get('date', '?')}), {rounds} rounds, which "
-         "library goes first alternating. The time is the client's wall clock from its first "
-         "`rpma_conn_req_new` to its last `RPMA_CONN_ESTABLISHED` (the peer opened before). "
-         "*concurrent*: all N `rpma_conn_req_new`, then all N `rpma_conn_req_connect`, then the "
-         "N waits for ESTABLISHED; *one-by-one*: each connection established before the next is "
-         "requested. Phases (medians): `rpma_conn_req_new` (address and route resolution, the "
-         "QP), `rpma_conn_req_connect`, the wait for ESTABLISHED, summed over the connections "
-         "one by one; then the disconnection of all N.", "",
-         "| N | way | impl | runs | all established s (median) | min - max | req_new s | "
-         "connect s | wait s | disconnect s |",
-         "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    o += ["`rpma-bench client --connections N` against "
+          "`rpma-bench server --connections N` (bench/rpma-bench.cc, the public API only), "
+          "the same binary on our librpma and on the reference's (Debian's librpma 1.2), "
+          "in one boot of the Soft-RoCE VM "
+          f"({env.get('guest_cpus', '?')} vCPUs), {rounds} rounds, which "
+          "library goes first alternating. The time is the client's wall clock from its first "
+          "`rpma_conn_req_new` to its last `RPMA_CONN_ESTABLISHED` (the peer opened before). "
+          "*concurrent*: all N `rpma_conn_req_new`, then all N `rpma_conn_req_connect`, then the "
+          "N waits for ESTABLISHED; *one-by-one*: each connection established before the next is "
+          "requested. Phases (medians): `rpma_conn_req_new` (address and route resolution, the "
+          "QP), `rpma_conn_req_connect`, the wait for ESTABLISHED, summed over the connections "
+          "one by one; then the disconnection of all N.", "",
+          "| N | way | impl | runs | all established s (median) | min - max | req_new s | "
+          "connect s | wait s | disconnect s |",
+          "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for (how, n, impl) in sorted(runs, key=lambda k: (k[0] != "concurrent", k[1], k[2] != "ours")):
         v = runs[(how, n, impl)]
         t = [j["total_s"] for j in v]
@@ -361,47 +403,46 @@ def connect_section(raw):
                  f"{m('established_s')} | {m('disconnect_s')} |")
     if failed:
         o += ["", "Failed runs: " + "; ".join(failed) + "."]
-    o.append("")
-    return o
 
 
-def replace_section(text, title, section):
-    """text with its section title (up to the next "## ") replaced by
-    section, or section appended"""
-    lines = text.rstrip("\n").split("\n")
-    if title in lines:
-        i = lines.index(title)
-        end = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("## ")),
-                   len(lines))
-        lines[i:end] = section
-    elif section:
-        lines += [""] + section
-    return "\n".join(lines).rstrip("\n") + "\n"
+def summary(recs, results, is_connect):
+    env = next((x for x in recs if x["record"] == "env"), {})
+    if is_connect:
+        o = ["# rpma benchmark: connecting without fio", ""]
+    else:
+        o = ["# rpma benchmark: scaling and latency baselines", "",
+             "In the Soft-RoCE VM (see bench/README.md): ours "
+             "(Debian's fio, our engines, our librpma) against the reference (fio 3.33's librpma "
+             "engines, Debian's librpma 1.2), the reference at 1, 4 and 16 jobs only.", ""]
+    o += [records.command_line(env), "", records.provenance(env), ""]
+    if is_connect:
+        connect(recs, env, o)
+    else:
+        latbase(recs, o)
+        scaling(recs, o)
+    path = os.path.join(results, "summary.md")
+    with open(path, "w") as f:
+        f.write("\n".join(o).rstrip("\n") + "\n")
+    print(f"scaling: {path}")
 
 
 def main():
-    if sys.argv[1] == "--connect":
-        raw, results = sys.argv[2], sys.argv[3]
-        out = os.path.join(results, "scaling.md")
-        try:
-            text = open(out).read()
-        except OSError:
-            text = "# rpma benchmark: scaling and latency baselines\n"
-        with open(out, "w") as f:
-            f.write(replace_section(text, CONNECT_TITLE, connect_section(raw)))
-        print(f"connect: {out}")
-        return
-    raw, results = sys.argv[1], sys.argv[2]
-    o = ["# rpma benchmark: scaling and latency baselines", "",
-         "Made by `bench/run --scaling` in the Soft-RoCE VM (see bench/README.md): ours "
-         "(Debian's fio, our engines, our librpma) against the reference (fio 3.33's librpma "
-         "engines, Debian's librpma 1.2), the reference at 1, 4 and 16 jobs only.", ""]
-    latbase(raw, o)
-    scaling(raw, o)
-    o += connect_section(os.path.join(results, "raw-connect"))
-    with open(os.path.join(results, "scaling.md"), "w") as f:
-        f.write("\n".join(o).rstrip("\n") + "\n")
-    print(f"scaling: {os.path.join(results, 'scaling.md')}")
+    args = sys.argv[1:]
+    md = args[:1] == ["--md"]
+    args = args[md:]
+    is_connect = args[:1] == ["--connect"]
+    args = args[is_connect:]
+    if md:
+        results = args[0]
+        recs = records.read(os.path.join(results, "records.jsonl"))
+    else:
+        raw, results = args
+        env = records.env_of(raw)
+        recs = [dict(record="env", **env)]
+        recs += connect_records(raw) if is_connect else latbase_records(raw) + scaling_records(raw)
+        recs = records.stamped(env, recs)
+        records.write(os.path.join(results, "records.jsonl"), recs)
+    summary(recs, results, is_connect)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """summarize.py RAW RESULTS -- turns what bench/in-vm.sh measured (RAW) into
-RESULTS/results.md (tables and the environment), RESULTS/chart.png and
-RAW/runs.json (every run's figures, small enough to keep).
+RESULTS/records.jsonl (every run's figures, stamped: bench/records.py),
+RESULTS/summary.md (tables and the environment) and RESULTS/chart.png.
+summarize.py --md RESULTS -- summary.md and chart.png again from
+records.jsonl alone.
 
 Per fio row and implementation, every figure is the median over the rounds
 that ended with status 0. CPU is fio's usr_cpu + sys_cpu summed over the
@@ -15,6 +17,9 @@ import os
 import re
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records  # noqa: E402 (the stamped records and the command line)
 
 IMPLS = ("ours", "ref")
 
@@ -88,18 +93,6 @@ def fmt(v, digits=0):
     return f"{v:,.{digits}f}"
 
 
-def env_of(raw):
-    env = {}
-    for name in ("env", "host-env"):
-        try:
-            for line in open(os.path.join(raw, name)):
-                k, _, v = line.rstrip("\n").partition("=")
-                env.setdefault(k, v)
-        except OSError:
-            pass
-    return env
-
-
 MTU = 1024  # rxe's active MTU on the VM's dummy netdev (1500-byte Ethernet MTU)
 
 
@@ -120,11 +113,15 @@ def packet_floor(row):
     return data + 1 + flush / qd
 
 
-def main():
-    raw, out = sys.argv[1], sys.argv[2]
-    env = env_of(raw)
-    failed = []
-    runs = []  # every fio pair
+def parse(raw):
+    """the records of one run: its environment, every fio pair, perftest
+    and rpma-bench run and packet count, and what failed"""
+    env = records.env_of(raw)
+    recs = [dict(record="env", **env)]
+
+    def failed(what):
+        recs.append(dict(record="failed", what=what))
+
     try:
         lines = open(os.path.join(raw, "runs")).read().splitlines()
     except OSError:
@@ -132,29 +129,28 @@ def main():
     for line in lines:
         row, impl, rnd, status = line.split("\t")
         base = os.path.join(raw, "fio", f"{row}.{impl}.r{rnd}")
-        entry = {"row": row, "impl": impl, "round": int(rnd), "status": status}
+        entry = {"record": "fio", "row": row, "impl": impl, "round": int(rnd), "status": status}
         if status != "0 0":
-            failed.append(f"{row} {impl} round {rnd}: status client/server {status}")
+            failed(f"{row} {impl} round {rnd}: status client/server {status}")
         else:
             try:
                 entry.update(fio_figures(row, base))
             except (OSError, ValueError, KeyError, IndexError) as e:
-                failed.append(f"{row} {impl} round {rnd}: unreadable report ({e})")
+                failed(f"{row} {impl} round {rnd}: unreadable report ({e})")
                 entry["status"] = "unreadable"
-        runs.append(entry)
+        recs.append(entry)
 
-    perf = {}  # (test, size) -> [figures]
     pdir = os.path.join(raw, "perftest")
     for name in sorted(os.listdir(pdir)) if os.path.isdir(pdir) else []:
         m = re.match(r"(ib_\w+)\.(\d+)\.r(\d+)\.txt$", name)
         if m:
             fig = perftest_figures(os.path.join(pdir, name))
             if fig:
-                perf.setdefault((m.group(1), int(m.group(2))), []).append(fig)
+                recs.append(dict(record="perftest", test=m.group(1), size=int(m.group(2)),
+                                 round=int(m.group(3)), **fig))
             else:
-                failed.append(f"perftest {m.group(1)} -s {m.group(2)} round {m.group(3)}: no result")
+                failed(f"perftest {m.group(1)} -s {m.group(2)} round {m.group(3)}: no result")
 
-    rb = {}  # (impl, op, bs) -> [figures]
     rdir = os.path.join(raw, "rpma-bench")
     for name in sorted(os.listdir(rdir)) if os.path.isdir(rdir) else []:
         m = re.match(r"(ours|ref)\.r(\d+)\.json$", name)
@@ -163,13 +159,12 @@ def main():
         got = 0
         for line in open(os.path.join(rdir, name)):
             if line.startswith("{"):
-                d = json.loads(line)
-                rb.setdefault((m.group(1), d["op"], d["bs"]), []).append(d)
+                recs.append(dict(record="rpma-bench", impl=m.group(1), round=int(m.group(2)),
+                                 **json.loads(line)))
                 got += 1
         if not got:
-            failed.append(f"rpma-bench on {m.group(1)}'s librpma round {m.group(2)}: no result")
+            failed(f"rpma-bench on {m.group(1)}'s librpma round {m.group(2)}: no result")
 
-    packets = {}  # (row, impl) -> packets per I/O
     try:
         plines = open(os.path.join(raw, "packets")).read().splitlines()
     except OSError:
@@ -177,9 +172,29 @@ def main():
     for line in plines:
         row, impl, pkts, ios, status = line.split("\t")
         if status != "0 0" or not int(ios):
-            failed.append(f"{row} {impl} packet count: status client/server {status}")
+            failed(f"{row} {impl} packet count: status client/server {status}")
         else:
-            packets[row, impl] = int(pkts) / int(ios)
+            recs.append(dict(record="packets", row=row, impl=impl,
+                             packets_per_io=int(pkts) / int(ios)))
+    return records.stamped(env, recs)
+
+
+def summary(recs, out):
+    """RESULTS/summary.md and chart.png from the records; 1 if a run
+    failed or none ran"""
+    env = next((r for r in recs if r["record"] == "env"), {})
+    failed = [r["what"] for r in recs if r["record"] == "failed"]
+    runs = [r for r in recs if r["record"] == "fio"]
+    perf = {}  # (test, size) -> [figures]
+    for r in recs:
+        if r["record"] == "perftest":
+            perf.setdefault((r["test"], r["size"]), []).append(r)
+    rb = {}  # (impl, op, bs) -> [figures]
+    for r in recs:
+        if r["record"] == "rpma-bench":
+            rb.setdefault((r["impl"], r["op"], r["bs"]), []).append(r)
+    packets = {(r["row"], r["impl"]): r["packets_per_io"] for r in recs
+               if r["record"] == "packets"}
 
     # the fio table: rows in the order they ran, medians over the rounds
     order = []
@@ -215,8 +230,8 @@ def main():
     md.append("# rpma benchmark results\n")
     md.append("Our fio engines on our librpma (**ours**) against fio's own librpma engines on "
               "Debian's librpma 1.2.0 (**ref**), run alternately in one boot; medians over "
-              f"{env.get('rounds', '?')} rounds. "
-              "Made by `bench/run` (see bench/README.md for how to read it).\n")
+              f"{env.get('rounds', '?')} rounds (see bench/README.md for how to read it).\n")
+    md.append(records.command_line(env) + "\n")
     if env.get("where") == "vm":
         md.append("> **Soft-RoCE under TCG emulation.** Everything ran in a QEMU VM without "
                   "hardware acceleration (pure emulation), over Soft-RoCE (`rdma_rxe`) looped "
@@ -232,6 +247,7 @@ def main():
                        ("CPU (guest)", "guest_cpu"), ("guest CPUs", "guest_cpus"),
                        ("fio, ours", "our_fio"), ("fio, reference", "reference_fio"),
                        ("reference librpma", "reference_librpma"), ("rpma", "rpma_commit"),
+                       ("build flags", "rpma_flags"),
                        ("matrix", "mode"), ("rounds", "rounds"),
                        ("fio runtime per run, s", "runtime"), ("elapsed", "elapsed_s")):
         if key in env:
@@ -333,20 +349,24 @@ def main():
         md.append("## Failed runs\n")
         md.extend(f"- {f}" for f in failed)
         md.append("")
-    md.append("Raw figures of every run: raw/runs.json.")
+    md.append("The figures of every run: records.jsonl.")
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "results.md"), "w") as f:
+    with open(os.path.join(out, "summary.md"), "w") as f:
         f.write("\n".join(md) + "\n")
-    with open(os.path.join(raw, "runs.json"), "w") as f:
-        json.dump({"env": env, "fio": runs,
-                   "perftest": {f"{t}.{s}": v for (t, s), v in perf.items()},
-                   "rpma_bench": {f"{i}.{op}.{bs}": v for (i, op, bs), v in rb.items()},
-                   "packets_per_io": {f"{r}.{i}": v for (r, i), v in packets.items()},
-                   "failed": failed}, f, indent=1)
     chart(order, med, ratio, pair_ratios, os.path.join(out, "chart.png"), env)
     print(f"summarize: {len(order)} fio rows, {len(runs)} runs, {len(failed)} failed; "
-          f"{os.path.join(out, 'results.md')}")
+          f"{os.path.join(out, 'summary.md')}")
     return 1 if failed or not runs else 0
+
+
+def main():
+    if sys.argv[1] == "--md":
+        out = sys.argv[2]
+        return summary(records.read(os.path.join(out, "records.jsonl")), out)
+    raw, out = sys.argv[1], sys.argv[2]
+    recs = parse(raw)
+    records.write(os.path.join(out, "records.jsonl"), recs)
+    return summary(recs, out)
 
 
 def chart(order, med, ratio, pair_ratios, path, env):

@@ -4,7 +4,7 @@
 // the compiler costs, and nowhere else.
 //
 // The measurement: bench/run --counts (callgrind, instructions per I/O;
-// bench/README.md) of 4dd5084 against the same tree with every such
+// bench/README.md) of the tree against the same tree with every such
 // annotation removed, gcc 12 -O2, rows apm-write-bs4k-qd1/qd16-nj1. Without
 // them the client's engine + librpma took 286 -> ~370 instructions per I/O
 // at qd1 (run_sync, sync_flush, sync_poll, write, completion_token and
@@ -14,8 +14,8 @@
 // noinline changed nothing (the same count), and post_sync runs in none of
 // the rows: both were dropped. GpspmServer::wait(), which a sleeping GPSPM
 // server runs twice per request: a call, it put the server's engine at
-// 597 instructions per request (gpspm-write-bs4k-qd1-nj1 server, 2026-12-02)
-// against 559 at 4dd5084, where it was inlined; with the annotation, 555.
+// 597 instructions per request (gpspm-write-bs4k-qd1-nj1 server) against
+// 559 where the compiler had inlined it; with the annotation, 555.
 #ifndef RPMA_COMPILER_HH
 #define RPMA_COMPILER_HH
 
