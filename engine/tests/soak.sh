@@ -27,20 +27,21 @@ runtime=$((minutes * 60))
 declare -A pids ports=([apm]=7300 [gpspm]=7400)
 # both servers first, then both clients: the runs overlap all along
 for kind in apm gpspm; do
-	port=${ports[$kind]} case_dir=$results/$kind
-	mkdir -p "$case_dir"
+	use_case "$results/$kind" "${ports[$kind]}"
+	mkdir -p "$results/$kind"
 	fio_server "$kind" --filename=malloc --size=64m --iodepth=16
-	pids[$kind-server]=$SERVER_PID
+	pids[$kind-server]=$(pid_of server)
 done
 for kind in apm gpspm; do
-	case_dir=$results/$kind server_listens 60
+	use_case "$results/$kind" "${ports[$kind]}"
+	server_listens 60
 done
 declare -A rw=([apm]=randrw [gpspm]=randwrite)
 for kind in apm gpspm; do
-	port=${ports[$kind]} case_dir=$results/$kind
+	use_case "$results/$kind" "${ports[$kind]}"
 	fio_start client "$kind" --rw="${rw[$kind]}" --bs=4k --size=64m \
 		--iodepth=16 --time_based --runtime="$runtime"
-	pids[$kind-client]=$FIO_PID
+	pids[$kind-client]=$(pid_of client)
 done
 
 names=(apm-server apm-client gpspm-server gpspm-client)
