@@ -45,7 +45,8 @@ class Recorded(unittest.TestCase):
         self.assertEqual(status, 0, out)
         got = verdicts(out)
         # the pair's IOPS and latency; it verified by reading back
-        self.assertRegex(got[0], rf"^PASS {PAIR} \(read \d+ IOPS, \d+ us; write \d+ IOPS, \d+ us\)$")
+        self.assertRegex(got[0],
+                         rf"^PASS {PAIR} \(read \d+ IOPS, \d+ us; write \d+ IOPS, \d+ us\)$")
         self.assertTrue(all(v.startswith(("PASS ", "SKIP ")) for v in got), got)
         self.assertTrue(any(v.startswith("SKIP ") for v in got), got)
         self.assertRegex(out.splitlines()[-1], r"^\d+ passed, 0 failed, \d+ skipped$")
@@ -94,32 +95,30 @@ class Altered(unittest.TestCase):
         [verdict] = verdicts(out)
         return status, verdict
 
+    def failed(self, name, file, edit):
+        """the verdict on case NAME with its FILE edited, which must fail"""
+        self.rewrite(os.path.join(self.only(name), file), edit)
+        status, verdict = self.verdict()
+        self.assertEqual(status, 1)
+        return verdict
+
     def test_unaltered_passes(self):
         self.only(PAIR)
         self.assertEqual(self.verdict()[0], 0)
 
     def test_a_job_error_fails(self):
-        case_dir = self.only(PAIR)
-        self.rewrite(os.path.join(case_dir, "server.json"),
-                     lambda t: t.replace('"error" : 0', '"error" : 5', 1))
-        status, verdict = self.verdict()
-        self.assertEqual(status, 1)
+        verdict = self.failed(PAIR, "server.json",
+                              lambda t: t.replace('"error" : 0', '"error" : 5', 1))
         self.assertEqual(verdict, f"FAIL {PAIR}: server#0: error 5")
 
     def test_no_io_fails(self):
-        case_dir = self.only(PAIR)
-        self.rewrite(os.path.join(case_dir, "client.json"),
-                     lambda t: t.replace('"io_bytes" : ', '"io_bytes" : 0, "was" : '))
-        status, verdict = self.verdict()
-        self.assertEqual(status, 1)
+        verdict = self.failed(PAIR, "client.json",
+                              lambda t: t.replace('"io_bytes" : ', '"io_bytes" : 0, "was" : '))
         self.assertEqual(verdict, f"FAIL {PAIR}: the client did no I/O")
 
     def test_a_stray_line_before_a_json_report_fails(self):
-        case_dir = self.only(PAIR)
-        self.rewrite(os.path.join(case_dir, "client.json"),
-                     lambda t: "librpma_apm_client[1]: a note\n" + t)
-        status, verdict = self.verdict()
-        self.assertEqual(status, 1)
+        verdict = self.failed(PAIR, "client.json",
+                              lambda t: "librpma_apm_client[1]: a note\n" + t)
         self.assertEqual(verdict, f"FAIL {PAIR}: client.json: not json: "
                                   "'librpma_apm_client[1]: a note' precedes the report")
 
@@ -135,35 +134,29 @@ class Altered(unittest.TestCase):
         status, verdict = self.verdict()
         self.assertEqual(verdict, f"FAIL {PAIR}: other.json: written in an unknown format")
 
+    @staticmethod
+    def leak(frame):
+        """a leak report of ASan whose caller of malloc is FRAME"""
+        return lambda t: t + (
+            "Direct leak of 64 byte(s) in 1 object(s) allocated from:\n"
+            "    #0 0x7f00 in malloc (/usr/lib/x86_64-linux-gnu/libasan.so.8+0xd9)\n"
+            f"    #1 0x7f01 in {frame}\n\n")
+
     def test_a_leak_in_an_engine_fails(self):
-        case_dir = self.only(PAIR)
-        with open(os.path.join(case_dir, "server.log"), "a") as f:
-            f.write("Direct leak of 64 byte(s) in 1 object(s) allocated from:\n"
-                    "    #0 0x7f00 in malloc (/usr/lib/x86_64-linux-gnu/libasan.so.8+0xd9)\n"
-                    "    #1 0x7f01 in conn_new (/build/engine/.libs/librpma_apm_server.so+0x1b)\n"
-                    "\n")
-        status, verdict = self.verdict()
-        self.assertEqual(status, 1)
+        engine = "/build/engine/.libs/librpma_apm_server.so"
+        verdict = self.failed(PAIR, "server.log", self.leak(f"conn_new ({engine}+0x1b)"))
         self.assertEqual(verdict, f"FAIL {PAIR}: server.log: Direct leak of 64 byte(s) "
                                   "in 1 object(s) allocated from:")
 
     def test_a_leak_of_fios_own_passes(self):
-        case_dir = self.only(PAIR)
-        with open(os.path.join(case_dir, "server.log"), "a") as f:
-            f.write("Direct leak of 64 byte(s) in 1 object(s) allocated from:\n"
-                    "    #0 0x7f00 in malloc (/usr/lib/x86_64-linux-gnu/libasan.so.8+0xd9)\n"
-                    "    #1 0x7f01 in parse_options (/usr/bin/fio+0x1b)\n"
-                    "\n")
+        self.rewrite(os.path.join(self.only(PAIR), "server.log"),
+                     self.leak("parse_options (/usr/bin/fio+0x1b)"))
         self.assertEqual(self.verdict()[0], 0)
 
     def test_json_plus_without_bins_fails(self):
-        case_dir = self.only("examples-apm")
-        self.rewrite(os.path.join(case_dir, "client.json"),
-                     lambda t: t.replace('"bins"', '"no_bins"'))
-        status, verdict = self.verdict()
-        self.assertEqual(status, 1)
+        verdict = self.failed("examples-apm", "client.json",
+                              lambda t: t.replace('"bins"', '"no_bins"'))
         self.assertEqual(verdict, "FAIL examples-apm: client.json: json+ without latency bins")
-
 
 if __name__ == "__main__":
     unittest.main()

@@ -366,8 +366,9 @@ def table(rows, events, args):
     """the Markdown table: IOPS of each fault against the clean link's
     case of the same method and kind"""
     clean = {(c.method, c.kind): v.iops for c, v in rows if c.fault == "clean"}
-    text = header(args) + ["", "| case | outcome | time to notice | IOPS | vs clean | server, check |",
-                           "| --- | --- | --- | --- | --- | --- |"]
+    text = header(args) + [
+        "", "| case | outcome | time to notice | IOPS | vs clean | server, check |",
+        "| --- | --- | --- | --- | --- | --- |"]
     for c, v in rows:
         ref = clean.get((c.method, c.kind))
         ratio = "-"

@@ -87,7 +87,8 @@ class TwoHosts(unittest.TestCase):
     def test_quick_table(self):
         table = run("quick")[2].splitlines()
         self.assertTrue(table[0].startswith("# Two-host results, "))
-        self.assertIn("| case | outcome | time to notice | IOPS | vs clean | server, check |", table)
+        self.assertIn("| case | outcome | time to notice | IOPS | vs clean | server, check |",
+                      table)
         self.assertIn("| readme-apm-dram | completes | - | 25 | - |  |", table)
         # IOPS against the clean case of the same method and kind
         self.assertIn("| apm-write-loss1 | completes | - | 13 | 0.30 | server 0, check ok, "
