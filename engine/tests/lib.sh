@@ -171,6 +171,22 @@ fio_client() {
 # shellcheck source=wait.sh
 . "$(dirname "${BASH_SOURCE[0]}")/wait.sh"
 
+# server_connections: how many connections the server has established on
+# the case's port (its ends, not the clients'); the cases poll it, so it
+# reads the port itself rather than through a subshell of case_port
+server_connections() {
+	rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $RPMA_TEST_IP:$current_port "
+}
+
+# await_connections N SECONDS: true once the server has N connections
+await_connections() {
+	local end=$((SECONDS + $2))
+	until (($(server_connections) == $1)); do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
 # wait_for_text FILE TEXT SECONDS: true once FILE contains TEXT (the rogue
 # peers' notes, safety.sh)
 wait_for_text() {

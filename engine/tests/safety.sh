@@ -241,26 +241,11 @@ gpspm_server_memory() {
 		"--rw=write --bs=4k --iodepth=16 --size=1m --time_based --runtime=10 --busy_wait_polling=0"
 }
 
-# server_connections: how many connections the server has established on
-# $RPMA_TEST_IP:$(case_port) (its ends, not the clients')
-server_connections() {
-	rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $RPMA_TEST_IP:$(case_port) "
-}
-
-# await_connections N SECONDS: true once the server has N connections
-await_connections() {
-	local end=$((SECONDS + $2))
-	until (($(server_connections) == $1)); do
-		((SECONDS < end)) || return 1
-		sleep 0.2
-	done
-}
-
 # server_memory NAME CONNS "SERVER ARGS" "CLIENT ARGS": a GPSPM server's
 # anonymous memory must grow by at most 56 kB per connection from
 # listening to CONNS connected (a client fio of CONNS jobs)
 server_memory() {
-	local name=$1 conns=$2 a0 a1='' crc src bound=56 end per
+	local name=$1 conns=$2 a0 a1='' crc src bound=56 end per client
 	begin_case "$name"
 	# shellcheck disable=SC2086 # the argument lists are word lists
 	fio_server gpspm $3
@@ -272,17 +257,18 @@ server_memory() {
 	a0=$(anon_kb "$(pid_of server)")
 	# shellcheck disable=SC2086
 	fio_start client gpspm --numjobs="$conns" $4
+	client=$(pid_of client)
 	# the server's end of a connection is established once it accepted,
 	# after it registered its message buffers
 	end=$((SECONDS + 120))
-	while ((SECONDS < end)) && kill -0 "$(pid_of client)" 2>/dev/null; do
+	while ((SECONDS < end)) && kill -0 "$client" 2>/dev/null; do
 		if (($(server_connections) == conns)); then
 			a1=$(anon_kb "$(pid_of server)")
 			break
 		fi
 		sleep 0.2
 	done
-	wait_exit "$(pid_of client)" 120
+	wait_exit "$client" 120
 	crc=$?
 	wait_exit "$(pid_of server)" 30
 	src=$?
