@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh and in-vm.sh, which source this file
+# shellcheck shell=bash
 # engine/tests/aof.sh -- the append-only log (librpma_aof_client and
 # librpma_aof_server, aof_mode=apm|gpspm): appends written and read back
 # (verify=), the server's end-of-run check of its tail pointer, and the
@@ -27,7 +27,7 @@ aof_refused() {
 	# shellcheck disable=SC2086
 	fio_client "$4" --rw=write --bs=4k --size=256k --connect_timeout=10 $5
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	((crc && src && src != 124)) && has client "$6" && has server "$7"
 	expect $? "$name" "client $crc, server $src (124: still running), or a message missing"
@@ -104,7 +104,7 @@ aof_refusal_keeps_log() {
 	server_listens 30
 	fio_client aof --aof_mode=apm --rw=write --bs=4k --size=64k --connect_timeout=10
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	((crc && src && src != 124)) && has client "direct_write_to_pmem"
 	expect $? "$name-refused" "client $crc, server $src (both not 0, not 124), or no direct_write_to_pmem message" ||
@@ -139,7 +139,7 @@ aof_io_size_wraps() {
 	server_listens 30
 	fio_client aof --rw=write --bs=4k --io_size=2m --create_serialize=0 --connect_timeout=10
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	((crc)) && has client "io_size=2097152: more than the" && ! has server "log checked"
 	expect $? "$name" "client $crc (not 0), server $src; the client's message, and no log check"
@@ -199,19 +199,19 @@ aof_native_case() {
 	fi
 	begin_case "$name"
 	if native_possible 45 && native_possible 44; then
-		if flush_probe start 2>"$case_dir/probe.log" &&
+		if flush_probe start 2>"$(case_dir)/probe.log" &&
 			kernel_probe start atomic rxe_mr_do_atomic_write 'value=%dx:u64' \
-				2>>"$case_dir/probe.log"; then
+				2>>"$(case_dir)/probe.log"; then
 			probes=yes
 		else
-			echo "  $name: no kprobes on rxe ($(cat "$case_dir/probe.log"))"
+			echo "  $name: no kprobes on rxe ($(cat "$(case_dir)/probe.log"))"
 		fi
 	fi
 	fio_server aof --aof_mode=apm --filename="$RPMA_TEST_DEVDAX" --direct_write_to_pmem=1 \
 		--numjobs=2 --size=2m
 	native_ops_client aof_client aof_mode=apm
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	if [[ $probes == yes ]]; then
 		flush_probe stop
@@ -224,11 +224,11 @@ aof_native_case() {
 		return
 	fi
 	record "$name" pair "$crc $src"
-	[[ $(grep -c "log checked: its tail pointer covers the 1048576 bytes" "$case_dir/server.log") == 2 ]]
+	[[ $(grep -c "log checked: its tail pointer covers the 1048576 bytes" "$(case_dir)/server.log") == 2 ]]
 	expect $? "$name-logs-checked" "not both server jobs report their pointer at 1 MiB"
 	for job in 1:all 2:none; do
 		line=$(ENGINE_NAME=librpma_aof_client expected_line "${job%%:*}" "${job#*:}")
-		[[ $(grep -cxF -- "$line" "$case_dir/client.log") == 1 ]]
+		[[ $(grep -cxF -- "$line" "$(case_dir)/client.log") == 1 ]]
 		expect $? "$name-job${job%%:*}-${job#*:}-says" "not once in client.log: '$line'"
 	done
 	if ! native_possible 45 || ! native_possible 44; then
@@ -236,13 +236,13 @@ aof_native_case() {
 	elif [[ $probes != yes ]]; then
 		skip "$name-kernel-witness" "no kprobe events on rxe (see probe.log)"
 	else
-		n4k=$(grep -c 'len=4096$' "$case_dir/flush.trace")
-		n8k=$(grep -c 'len=8192$' "$case_dir/flush.trace")
-		n8=$(grep -c 'len=8$' "$case_dir/flush.trace")
-		natomic=$(grep -c 'value=' "$case_dir/atomic.trace")
+		n4k=$(grep -c 'len=4096$' "$(case_dir)/flush.trace")
+		n8k=$(grep -c 'len=8192$' "$(case_dir)/flush.trace")
+		n8=$(grep -c 'len=8$' "$(case_dir)/flush.trace")
+		natomic=$(grep -c 'value=' "$(case_dir)/atomic.trace")
 		# a tail that is not a multiple of 4096, or past 1 MiB: not job 1's
 		# (0 is: the start of its log, aof_client.cc)
-		bad=$(sed -n 's/.*value=\([0-9]*\)$/\1/p' "$case_dir/atomic.trace" |
+		bad=$(sed -n 's/.*value=\([0-9]*\)$/\1/p' "$(case_dir)/atomic.trace" |
 			awk '$1 % 4096 || $1 > 1048576' | wc -l)
 		echo "  $name: rxe executed $n4k native flushes of 4 KiB and $n8 of 8 bytes (job 1), $n8k of 8 KiB (job 2), $natomic native atomic writes ($bad not job 1's tails)"
 		((n4k >= 256 && n8 >= 256 && n8k == 0 && natomic >= 256 && bad == 0))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh, which in-vm.sh sources first
+# shellcheck shell=bash
 # engine/tests/connections.sh -- many connections on one server job: one
 # thread serving clients=N, its clients spread over several client fios.
 # Sourced by in-vm.sh after lib.sh and errors.sh; connections.py judges.
@@ -11,28 +11,29 @@
 # end with 0 errors and its data verified; printed: the time until all N
 # were connected, the server's memory per connection, its CPU per I/O.
 connections_case() {
-	local kind=$1 n=$2 fios=$3 name=$1-clients$2 i pids=() rc=0 src before=0 after=0
+	local kind=$1 n=$2 fios=$3 name=$1-clients$2 i pids=() rc=0 src before=0 after=0 server
 	begin_case "$name"
 	fio_server "$kind" --thread --clients="$n" --filename=malloc --size=256k --iodepth=2 \
 		--busy_wait_polling=0
 	server_listens 60 || { fail "$name" "the server did not listen within 60 s"; return; }
-	before=$(rss_kib "$SERVER_PID")
+	server=$(pid_of server)
+	before=$(rss_kib "$server")
 	for ((i = 1; i <= fios; i++)); do
 		fio_start client "$kind" --thread --numjobs=$((n / fios)) --port_per_job=0 \
 			--rw=randwrite --bs=4k --iodepth=2 --size=256k --verify=crc32c
+		pids+=("$(pid_of client)")
 		moved client "client$i"
-		pids+=("$FIO_PID")
 	done
 	# connected, the clients' regions registered: the server's memory now
-	if ((n == 1)) || wait_for_text "$case_dir/server.log" "all $n clients connected" 600; then
-		after=$(rss_kib "$SERVER_PID")
+	if ((n == 1)) || wait_for_text "$(case_dir)/server.log" "all $n clients connected" 600; then
+		after=$(rss_kib "$server")
 	fi
 	for i in "${pids[@]}"; do
 		wait_exit "$i" 900 || rc=$?
 	done
-	wait_exit "$SERVER_PID" 60
+	wait_exit "$server" 60
 	src=$?
-	python3 "$here/connections.py" "$case_dir" "$n" "$before" "$after"
+	python3 "$TOP_SRCDIR/engine/tests/connections.py" "$(case_dir)" "$n" "$before" "$after"
 	local judged=$?
 	((rc == 0 && src == 0 && judged == 0))
 	expect $? "$name" "clients $rc, server $src (0 each), or connections.py found a job that did not end with 0 errors and its data verified"

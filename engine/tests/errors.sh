@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
+# shellcheck shell=bash
 # engine/tests/errors.sh -- what users see when something goes wrong: each
 # case expects a failure (or an end) within seconds and a clear message.
 # Sourced by in-vm.sh after lib.sh.
@@ -19,15 +19,14 @@ expect() {
 
 has() { # has server|client TEXT: what that fio printed contains TEXT
 	# log_err goes to stderr, log_info to the --output file
-	grep -qsF -- "$2" "$case_dir/$1.log" "$case_dir/$1.json"
+	grep -qsF -- "$2" "$(case_dir)/$1.log" "$(case_dir)/$1.json"
 }
 
 # busy_pair KIND: a server and a client writing for up to 2 minutes, both
-# connected and busy on return; SERVER_PID and CLIENT_PID are theirs
+# connected and busy on return
 busy_pair() {
 	fio_server "$1" --filename=malloc --size=8m --iodepth=4
 	fio_start client "$1" --rw=randwrite --bs=4k --iodepth=4 --size=8m --time_based --runtime=120
-	CLIENT_PID=$FIO_PID
 	server_listens 30 || return 1
 	sleep 5	# connected and writing
 }
@@ -39,9 +38,9 @@ dead_client() {
 	local kind=$1 name=$1-dead-client src
 	begin_case "$name"
 	busy_pair "$kind"
-	killed client "$CLIENT_PID"
+	killed client "$(pid_of client)"
 	local killed=$SECONDS
-	wait_exit "$SERVER_PID" 15
+	wait_exit "$(pid_of server)" 15
 	src=$?
 	if ((src == 124)); then
 		fail "$name" "the server still runs 15 s after its client died"
@@ -57,8 +56,9 @@ dead_server() {
 	local kind=$1 name=$1-dead-server crc
 	begin_case "$name"
 	busy_pair "$kind"
-	local client=$CLIENT_PID
-	killed server "$SERVER_PID"
+	local client
+	client=$(pid_of client)
+	killed server "$(pid_of server)"
 	local killed=$SECONDS
 	wait_exit "$client" 20
 	crc=$?
@@ -83,19 +83,19 @@ link_down() {
 	begin_case "$name"
 	if ! busy_pair "$kind"; then
 		fail "$name" "the server did not listen within 30 s (port: $(cat /sys/class/infiniband/*/ports/1/state))"
-		kill -9 "$SERVER_PID" "$CLIENT_PID" 2>/dev/null
+		kill -9 "$(pid_of server)" "$(pid_of client)" 2>/dev/null
 		return
 	fi
-	local client=$CLIENT_PID
+	local client
+	client=$(pid_of client)
 	ip link set "$RPMA_TEST_NETDEV" down
 	down=$SECONDS
 	wait_exit "$client" 30
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	ip link set "$RPMA_TEST_NETDEV" up
-	# shellcheck disable=SC2034 # read by begin_case (lib.sh)
-	link_cycled=$name
+	link_cycled_by "$name"
 	((crc && crc != 124 && src && src != 124)) && has server "went down" &&
 		{ has client "went down" || has client "an RDMA operation failed"; }
 	expect $? "$name" "client $crc, server $src (124: still running), or no message"
@@ -115,7 +115,7 @@ other_link_down() {
 	begin_case "$name"
 	if ! { ip link add rpma-other type dummy && ip addr add 198.51.100.1/24 dev rpma-other &&
 		ip link set rpma-other up && rdma link add rxe-other type rxe netdev rpma-other; } \
-		>"$case_dir/setup.log" 2>&1; then
+		>"$(case_dir)/setup.log" 2>&1; then
 		fail "$name" "cannot add a second rxe device (setup.log)"
 		ip link del rpma-other 2>/dev/null
 		return
@@ -123,13 +123,14 @@ other_link_down() {
 	fio_server apm --filename=malloc --size=8m --iodepth=4
 	fio_start client apm --rw=randwrite --bs=4k --iodepth=4 --size=8m \
 		--time_based --runtime=20 --connect_timeout=30
-	local client=$FIO_PID
+	local client
+	client=$(pid_of client)
 	server_listens 30
 	sleep 5
 	ip link set rpma-other down
 	wait_exit "$client" 120
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	rdma link delete rxe-other
 	ip link del rpma-other
@@ -144,15 +145,16 @@ server_restart() {
 	begin_case "$name"
 	fio_server "$kind" --filename=malloc --size=4m --iodepth=4
 	server_listens 30
-	killed server "$SERVER_PID"
+	killed server "$(pid_of server)"
 	fio_start client "$kind" --rw=write --bs=4k --iodepth=4 --size=4m \
 		--verify=crc32c --connect_timeout=60
-	local client=$FIO_PID
+	local client
+	client=$(pid_of client)
 	sleep 3
 	fio_server "$kind" --filename=malloc --size=4m --iodepth=4
 	wait_exit "$client" 120
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	((crc == 0))
 	expect $? "$name" "client status $crc"
 }
@@ -164,7 +166,7 @@ size_too_big() {
 	fio_server "$kind" --filename=malloc --size=1m
 	fio_client "$kind" --rw=write --bs=4k --size=4m
 	crc=$?
-	wait_exit "$SERVER_PID" 15
+	wait_exit "$(pid_of server)" 15
 	((crc)) && has client "reaches past the end of the server's memory"
 	expect $? "$name" "not refused with a message"
 }
@@ -177,7 +179,7 @@ no_server() {
 	crc=$?
 	# the upper bound is loose: fio alone may take 10 s to start in a busy
 	# VM; the old engines' 10 tries of 5 s would pass 45 s
-	((crc && SECONDS - start >= 3 && SECONDS - start < 45)) && has client "no server listens at $ip:$port (gave up after 3 s"
+	((crc && SECONDS - start >= 3 && SECONDS - start < 45)) && has client "no server listens at $RPMA_TEST_IP:$(case_port) (gave up after 3 s"
 	expect $? "$name" "no error exit, no message or not within 3..45 s"
 }
 
@@ -190,9 +192,9 @@ gpspm_bad_request() {
 	begin_case "$name"
 	fio_server gpspm --filename=malloc --size=1m
 	server_listens 30
-	"$ROGUE_CLIENT" "$ip" "$port" "$what" >"$case_dir/client.log" 2>&1
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" "$what" >"$(case_dir)/client.log" 2>&1
 	rrc=$?
-	wait_exit "$SERVER_PID" 15
+	wait_exit "$(pid_of server)" 15
 	src=$?
 	((rrc == 0 && src && src != 124)) && has server "$message"
 	expect $? "$name" "client status $rrc, server status $src, or no message"
@@ -215,9 +217,9 @@ silent_client() {
 	fio_server "$kind" --filename=malloc --size=1m --busy_wait_polling=$busy
 	server_listens 30
 	start=$SECONDS
-	"$ROGUE_CLIENT" "$ip" "$port" silent >"$case_dir/client.log" 2>&1
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" silent >"$(case_dir)/client.log" 2>&1
 	rrc=$?
-	wait_exit "$SERVER_PID" 15
+	wait_exit "$(pid_of server)" 15
 	src=$?
 	echo "  $name: the server ended $((SECONDS - start)) s after its client fell silent"
 	((rrc == 0 && src && src != 124)) && has server "stopped answering"
@@ -233,13 +235,13 @@ outside_region() {
 	begin_case "$name"
 	fio_server apm --filename=malloc --size=1m --numjobs=2
 	server_listens 30
-	"$ROGUE_CLIENT" "$ip" "$port" outside >"$case_dir/rogue.log" 2>&1
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" outside >"$(case_dir)/rogue.log" 2>&1
 	rrc=$?
-	fio_start client apm --port=$((port + 1)) --rw=write --bs=4k --size=1m \
+	fio_start client apm --port=$(($(case_port) + 1)) --rw=write --bs=4k --size=1m \
 		--verify=crc32c
-	wait_exit "$FIO_PID" 120
+	wait_exit "$(pid_of client)" 120
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	((rrc == 0 && crc == 0))
 	expect $? "$name" "rogue status $rrc (0: remote access error), client status $crc"
 }
@@ -249,11 +251,12 @@ port_in_use() {
 	local name=port-in-use src
 	begin_case "$name"
 	fio_server apm --filename=malloc --size=1m
-	local first=$SERVER_PID
+	local first
+	first=$(pid_of server)
 	server_listens 30
 	moved server first-server
 	fio_server apm --filename=malloc --size=1m
-	wait_exit "$SERVER_PID" 15
+	wait_exit "$(pid_of server)" 15
 	src=$?
 	kill "$first" 2>/dev/null
 	wait "$first" 2>/dev/null
@@ -267,12 +270,13 @@ late_server() {
 	local name=late-server crc
 	begin_case "$name"
 	fio_start client apm --rw=write --bs=4k --size=1m --connect_timeout=60
-	local client=$FIO_PID
+	local client
+	client=$(pid_of client)
 	sleep 8
 	fio_server apm --filename=malloc --size=1m
 	wait_exit "$client" 120
 	crc=$?
-	wait_exit "$SERVER_PID" 15
+	wait_exit "$(pid_of server)" 15
 	((crc == 0)) && has client "connected after"
 	expect $? "$name" "the client did not wait for the server"
 }
@@ -299,7 +303,7 @@ apm_pmem_without_dwtp() {
 	fio_server apm --filename="$RPMA_TEST_DEVDAX" --size=2m
 	fio_client apm --rw=write --bs=4k --size=1m
 	crc=$?
-	wait_exit "$SERVER_PID" 15
+	wait_exit "$(pid_of server)" 15
 	((crc)) && has client "use librpma_gpspm_* instead"
 	expect $? "$name" "not refused with a message"
 }
@@ -321,7 +325,7 @@ fsdax_without_odp() {
 	truncate -s 4m "$RPMA_TEST_FSDAX/$name"
 	fio_server gpspm --filename="$RPMA_TEST_FSDAX/$name" --size=4m
 	fio_client gpspm --rw=write --bs=4k --size=4m --verify=crc32c --connect_timeout=5
-	wait_exit "$SERVER_PID" 15
+	wait_exit "$(pid_of server)" 15
 	src=$?
 	((src)) && has server "needs On-Demand Paging"
 	expect $? "$name" "not refused with a message"

@@ -178,8 +178,8 @@ def tail(case_dir):
                 print(f"  | {line}")
 
 
-def main():
-    results = sys.argv[1]
+def main(argv):
+    results = argv[0]
     try:
         lines = open(os.path.join(results, "cases")).read().splitlines()
     except OSError:
@@ -213,4 +213,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh, which in-vm.sh sources first
+# shellcheck shell=bash
 # engine/tests/hostile.sh -- clients that use what a server hands them
 # against it (rogue_client): an RDMA write with immediate data into their
 # own region, which takes one of the server's message receives with the
@@ -16,12 +16,12 @@ imm_single() {
 	begin_case "$name"
 	fio_server "$kind" --filename=malloc --size="$2" --iodepth=1 --busy_wait_polling=0
 	server_listens 30
-	"$ROGUE_CLIENT" "$ip" "$port" "imm-$kind" >"$case_dir/rogue.log" 2>&1
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" "imm-$kind" >"$(case_dir)/rogue.log" 2>&1
 	rrc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
-	said=$(grep -h "immediate data" "$case_dir/server.log" "$case_dir/server.json" | head -1)
-	echo "  $name: rogue $rrc, server $src: ${said:-$(tail -2 "$case_dir/server.log")}; $(tail -2 "$case_dir/rogue.log" | tr '\n' ' ')"
+	said=$(grep -h "immediate data" "$(case_dir)/server.log" "$(case_dir)/server.json" | head -1)
+	echo "  $name: rogue $rrc, server $src: ${said:-$(tail -2 "$(case_dir)/server.log")}; $(tail -2 "$(case_dir)/rogue.log" | tr '\n' ' ')"
 	# 128 and above: killed by a signal (SIGSEGV: 139)
 	((rrc == 0 && src && src < 124)) && [[ -n $said ]]
 	expect $? "$name" "rogue $rrc (0: the server ended its connection), server $src (a job error, not a signal), or no message about immediate data"
@@ -39,22 +39,23 @@ imm_many() {
 	server_listens 30
 	fio_start client gpspm --numjobs=3 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=1 \
 		--size=1m --time_based --runtime=20 --verify=crc32c --verify_backlog=64
-	local clients=$FIO_PID end=$((SECONDS + 120))
+	local clients end=$((SECONDS + 120))
+	clients=$(pid_of client)
 	until (($(server_connections) == 3)); do
 		((SECONDS < end)) && kill -0 "$clients" 2>/dev/null || break
 		sleep 0.2
 	done
-	"$ROGUE_CLIENT" "$ip" "$port" imm-gpspm >"$case_dir/rogue.log" 2>&1
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" imm-gpspm >"$(case_dir)/rogue.log" 2>&1
 	rrc=$?
 	wait_exit "$clients" 120
 	crc=$?
-	wait_exit "$SERVER_PID" 60
+	wait_exit "$(pid_of server)" 60
 	src=$?
-	said=$(grep -h "immediate data" "$case_dir/server.log" "$case_dir/server.json" | head -1)
+	said=$(grep -h "immediate data" "$(case_dir)/server.log" "$(case_dir)/server.json" | head -1)
 	echo "  $name: rogue $rrc, clients $crc, server $src: ${said:-nothing}"
 	((rrc == 0 && crc == 0 && src && src < 124)) &&
-		[[ $said == *"client 4 of 4 at $ip:$port"*"; the others go on"* ]] &&
-		has server "1 of 4 clients of $ip:$port failed"
+		[[ $said == *"client 4 of 4 at $RPMA_TEST_IP:$(case_port)"*"; the others go on"* ]] &&
+		has server "1 of 4 clients of $RPMA_TEST_IP:$(case_port) failed"
 	expect $? "$name" "rogue $rrc (0), the three clients $crc (0), server $src (a job error) naming client 4 (said: ${said:-nothing})"
 }
 
@@ -71,20 +72,20 @@ after_end() {
 	server_listens 30
 	fio_client gpspm --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m --verify=crc32c
 	crc=$?
-	"$ROGUE_CLIENT" "$ip" "$port" after-end >"$case_dir/rogue.log" 2>&1 &
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" after-end >"$(case_dir)/rogue.log" 2>&1 &
 	local rogue=$!
-	wait_for_text "$case_dir/rogue.log" "notice sent" 30
+	wait_for_text "$(case_dir)/rogue.log" "notice sent" 30
 	sleep 1
-	kill -STOP "$SERVER_PID"
+	kill -STOP "$(pid_of server)"
 	wait_exit "$rogue" 30
 	rrc=$?
 	sleep 1
-	kill -CONT "$SERVER_PID"
-	wait_exit "$SERVER_PID" 30
+	kill -CONT "$(pid_of server)"
+	wait_exit "$(pid_of server)" 30
 	src=$?
-	echo "  $name: client $crc, rogue $rrc, server $src; $(grep -h "client 2 of 2" "$case_dir/server.log" "$case_dir/server.json" | head -1)"
+	echo "  $name: client $crc, rogue $rrc, server $src; $(grep -h "client 2 of 2" "$(case_dir)/server.log" "$(case_dir)/server.json" | head -1)"
 	((crc == 0 && rrc == 0 && src && src < 124)) && has server "no flush request" &&
-		has server "1 of 2 clients of $ip:$port failed"
+		has server "1 of 2 clients of $RPMA_TEST_IP:$(case_port) failed"
 	expect $? "$name" "client $crc (0), rogue $rrc (0), server $src (a job error) naming client 2's bytes after its end"
 }
 
@@ -104,16 +105,17 @@ probe_during_answer() {
 	server_listens 30
 	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=32 --size=1m \
 		--time_based --runtime=40 --verify=crc32c --verify_backlog=64
-	local other=$FIO_PID
+	local other
+	other=$(pid_of client)
 	await_connections 1 60
-	"$ROGUE_CLIENT" "$ip" "$port" probe-during-answer >"$case_dir/rogue.log" 2>&1
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" probe-during-answer >"$(case_dir)/rogue.log" 2>&1
 	rrc=$?
 	wait_exit "$other" 120
 	crc=$?
-	wait_exit "$SERVER_PID" 60
+	wait_exit "$(pid_of server)" 60
 	src=$?
-	said=$(grep -h "client 2 of 2 at" "$case_dir/server.log" "$case_dir/server.json" | head -1)
-	echo "  $name: rogue $rrc, client $crc, server $src: ${said:-nothing}; $(tail -1 "$case_dir/rogue.log")"
+	said=$(grep -h "client 2 of 2 at" "$(case_dir)/server.log" "$(case_dir)/server.json" | head -1)
+	echo "  $name: rogue $rrc, client $crc, server $src: ${said:-nothing}; $(tail -1 "$(case_dir)/rogue.log")"
 	((rrc == 0 && crc == 0 && src && src < 124)) && [[ $said == *"; the others go on"* ]]
 	expect $? "$name" "rogue $rrc (0), the other client $crc (0), server $src (a job error) naming client 2 (said: ${said:-nothing})"
 }

@@ -5,6 +5,9 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# the source tree, which the cases read (examples' job files, suppressions)
+TOP_SRCDIR=$(cd "$here/../.." && pwd)
+readonly TOP_SRCDIR
 # FIO: the fio binary the cases run (default: the fio on PATH); it becomes
 # "fio" on PATH, so that every case and helper calls it
 if [[ -n "${FIO:-}" ]]; then

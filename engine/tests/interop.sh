@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
+# shellcheck shell=bash
 # engine/tests/interop.sh -- the new engines against the old ones (fio's own
 # librpma engines with Debian's librpma 1.2, built by build-old-fio or
 # bench/prepare-reference), in every pairing. Sourced by in-vm.sh after
@@ -57,9 +57,10 @@ interop_case() {
 		client_args+=(--verify=crc32c)
 	fi
 	interop_start "$srv" server "$kind" "${server_args[@]}"
-	local server=$FIO_PID
+	local server
+	server=$(pid_of server)
 	interop_start "$cli" client "$kind" "${client_args[@]}"
-	wait_exit "$FIO_PID" 300
+	wait_exit "$(pid_of client)" 300
 	crc=$?
 	wait_exit "$server" 30
 	src=$?
@@ -67,7 +68,7 @@ interop_case() {
 	if ((crc || src)); then
 		fail "$name" "exit status: client $crc, server $src"
 	elif [[ -n $pattern ]] && ! "$PATTERN_CHECK" "$RPMA_TEST_DEVDAX" 0 $((4 << 20)) "$pattern" \
-		>"$case_dir/pattern.log" 2>&1; then
+		>"$(case_dir)/pattern.log" 2>&1; then
 		fail "$name" "the server's memory does not hold the client's pattern $pattern"
 	else
 		record "$name" pair "$crc $src"

@@ -15,7 +15,6 @@
 
 : "${ENGINE_DIR:?}" "${RPMA_TEST_IP:?}" "${RESULTS:?}"
 export LD_LIBRARY_PATH=${RPMA_LIB_DIR:+$RPMA_LIB_DIR:}${LD_LIBRARY_PATH:-}
-ip=$RPMA_TEST_IP
 # the stock fio, given the sanitizers' runtime (FIO_PRELOAD) when the
 # engines are built with them: fio itself is not instrumented
 FIO=(fio)
@@ -26,23 +25,45 @@ if [[ -n "${FIO_PRELOAD:-}" ]]; then
 	# process ends are tripled
 	export WAIT_SCALE=3
 fi
-port=7204	# every case gets ports of its own: no wait for the old ones
-case_dir=
+readonly FIO
+# The state of the case that runs, this file's own: the other files ask
+# for it (case_dir, case_port, pid_of) and change it through begin_case,
+# use_case and link_cycled_by.
+current_dir=
+current_port=7204	# every case gets ports of its own: no wait for the old ones
 # the case that took the link down (errors.sh, link_down): after that rxe
 # takes no new connection for a minute or more, so no case may follow it
-link_cycled=
+cycled_by=
 
 engine() { # engine apm_client -> the ioengine= value
 	echo "external:$ENGINE_DIR/librpma_$1.so"
 }
 
 begin_case() { # begin_case NAME
-	[[ -z $link_cycled ]] ||
-		fail "$1-order" "begun after $link_cycled, whose link cycle stops new connections: move it before link_cases"
-	case_dir=$RESULTS/$1
-	rm -rf "$case_dir"
-	mkdir -p "$case_dir"
-	port=$((port + 8))
+	[[ -z $cycled_by ]] ||
+		fail "$1-order" "begun after $cycled_by, whose link cycle stops new connections: move it before link_cases"
+	use_case "$RESULTS/$1" $((current_port + 8))
+	rm -rf "$current_dir"
+	mkdir -p "$current_dir"
+}
+
+# use_case DIR PORT: the case directory and the port of what follows
+use_case() {
+	current_dir=$1 current_port=$2
+}
+
+case_dir() { # the case's directory
+	echo "$current_dir"
+}
+
+case_port() { # the case's port (the first, where it takes more)
+	echo "$current_port"
+}
+
+# link_cycled_by NAME: case NAME took the link down and up: no case may
+# begin after it
+link_cycled_by() {
+	cycled_by=$1
 }
 
 record() { # record NAME pair|pass|fail|skip DETAIL
@@ -66,15 +87,15 @@ fail() { # fail NAME REASON: also false
 # output_file FILE FORMAT: FILE, in the case directory, holds fio's report
 # in FORMAT (--output-format=)
 output_file() {
-	printf '%s\t%s\n' "$1" "$2" >>"$case_dir/formats"
+	printf '%s\t%s\n' "$1" "$2" >>"$current_dir/formats"
 }
 
 # killed ROLE PID: kills fio ROLE (-9) before it could write its report
 killed() {
 	kill -9 "$2" 2>/dev/null
 	wait "$2" 2>/dev/null
-	mv "$case_dir/$1.json" "$case_dir/$1.killed"
-	sed -i "/^$1\.json\t/d" "$case_dir/formats"
+	mv "$current_dir/$1.json" "$current_dir/$1.killed"
+	sed -i "/^$1\.json\t/d" "$current_dir/formats"
 }
 
 # has_odp: the RDMA device pages on demand (rxe from kernel 6.15)
@@ -85,7 +106,7 @@ has_odp() {
 
 # odp_offsets_lost: the ODP probe (ODP_PROBE: tests/integration/odp-probe),
 # run once per run of the suite, found this kernel misplacing data within a
-# page of an On-Demand Paging region (rxe of Linux 7.2); ODP_DEFECT then
+# page of an On-Demand Paging region (rxe of Linux 7.2); odp_defect then
 # says how. Without the probe nothing is known: false.
 odp_offsets_lost() {
 	if [[ -z "${odp_probe_said+set}" ]]; then
@@ -95,13 +116,15 @@ odp_offsets_lost() {
 			echo "ODP probe (status $?): $odp_probe_said"
 		fi
 	fi
-	[[ $odp_probe_said == "odp-probe: offsets lost: "* ]] || return 1
-	# shellcheck disable=SC2034 # read by the cases (matrix.sh)
-	ODP_DEFECT=${odp_probe_said#odp-probe: offsets lost: }
+	[[ $odp_probe_said == "odp-probe: offsets lost: "* ]]
+}
+
+odp_defect() { # how the kernel's ODP loses offsets, once odp_offsets_lost said so
+	echo "${odp_probe_said#odp-probe: offsets lost: }"
 }
 
 # fio_start ROLE KIND ARGS...: a server or client fio (ROLE) of the method
-# KIND in the background, in the case directory; FIO_PID is its pid. Its
+# KIND in the background, in the case directory; pid_of ROLE is its pid. Its
 # standard output, line-buffered so that notes printed with the normal
 # output show while it runs, goes to ROLE.json (fio's report in $format,
 # json by default), its errors and the engines' notes in json formats to
@@ -119,27 +142,50 @@ fio_start() {
 	fi
 	# the old engines print notes into the report: nothing to fix there
 	output_file "$role.json" "$fmt${side:+ $side}"
-	(cd "$case_dir" && exec stdbuf -oL "${cmd[@]}" --output-format="$fmt" \
-		--name="$role" "${engine_args[@]}" --serverip="$ip" --port="$port" \
-		--thread "$@") >"$case_dir/$role.json" 2>"$case_dir/$role.log" &
-	FIO_PID=$!
+	(cd "$current_dir" && exec stdbuf -oL "${cmd[@]}" --output-format="$fmt" \
+		--name="$role" "${engine_args[@]}" --serverip="$RPMA_TEST_IP" --port="$current_port" \
+		--thread "$@") >"$current_dir/$role.json" 2>"$current_dir/$role.log" &
+	echo $! >"$current_dir/$role.pid"
 }
 
-# fio_server KIND ARGS...: SERVER_PID is its pid. It runs in the case
+# pid_of ROLE: the pid of the last fio ROLE that fio_start started in this
+# case (its output files may since have moved)
+pid_of() {
+	local pid
+	read -r pid <"$current_dir/$1.pid"
+	echo "$pid"
+}
+
+# fio_server KIND ARGS...: pid_of server is its pid. It runs in the case
 # directory, where filename=malloc must not create a file.
 fio_server() {
 	fio_start server "$@"
-	SERVER_PID=$FIO_PID
 }
 
 # fio_client KIND ARGS...: its exit status, at most 5 minutes later
 fio_client() {
 	fio_start client "$@"
-	wait_exit "$FIO_PID" 300
+	wait_exit "$(pid_of client)" 300
 }
 
 # shellcheck source=wait.sh
 . "$(dirname "${BASH_SOURCE[0]}")/wait.sh"
+
+# server_connections: how many connections the server has established on
+# the case's port (its ends, not the clients'); the cases poll it, so it
+# reads the port itself rather than through a subshell of case_port
+server_connections() {
+	rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $RPMA_TEST_IP:$current_port "
+}
+
+# await_connections N SECONDS: true once the server has N connections
+await_connections() {
+	local end=$((SECONDS + $2))
+	until (($(server_connections) == $1)); do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
 
 # wait_for_text FILE TEXT SECONDS: true once FILE contains TEXT (the rogue
 # peers' notes, safety.sh)
@@ -155,7 +201,7 @@ wait_for_text() {
 # client (a note: on its standard output or its standard error, by format)
 server_listens() {
 	local end=$((SECONDS + $1))
-	until grep -qsF "waiting for a client" "$case_dir/server.log" "$case_dir/server.json"; do
+	until grep -qsF "waiting for a client" "$current_dir/server.log" "$current_dir/server.json"; do
 		((SECONDS < end)) || return 1
 		sleep 0.2
 	done
@@ -164,9 +210,9 @@ server_listens() {
 # moved ROLE NEW: ROLE's output files become NEW's, so that a second ROLE
 # fio can start in the case directory
 moved() {
-	mv "$case_dir/$1.json" "$case_dir/$2.json"
-	mv "$case_dir/$1.log" "$case_dir/$2.log"
-	sed -i "s/^$1\.json\t/$2.json\t/" "$case_dir/formats"
+	mv "$current_dir/$1.json" "$current_dir/$2.json"
+	mv "$current_dir/$1.log" "$current_dir/$2.log"
+	sed -i "s/^$1\.json\t/$2.json\t/" "$current_dir/formats"
 }
 
 # run_pair NAME KIND "SERVER ARGS" "CLIENT ARGS": the ordinary case; false
@@ -179,9 +225,9 @@ run_pair() {
 	# shellcheck disable=SC2086
 	fio_client "$kind" $4
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
-	if [[ -e "$case_dir/malloc" ]]; then
+	if [[ -e "$current_dir/malloc" ]]; then
 		fail "$name" "the server laid out a file named malloc"
 	elif ((crc || src)); then
 		fail "$name" "exit status: client $crc, server $src"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh, which in-vm.sh sources first
+# shellcheck shell=bash
 # engine/tests/many.sh -- a server job with clients=N: one port, N
 # connections, each to a region of its own (server.hh). Sourced by
 # in-vm.sh after lib.sh, errors.sh and safety.sh.
@@ -23,11 +23,12 @@ many_lost_client() {
 	fio_server "$kind" --clients=2 --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
 	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
 		--time_based --runtime=60
-	victim=$FIO_PID
+	victim=$(pid_of client)
 	moved client victim
 	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
 		--time_based --runtime=15 --verify=crc32c
-	local survivor=$FIO_PID end=$((SECONDS + 120))
+	local survivor end=$((SECONDS + 120))
+	survivor=$(pid_of client)
 	until (($(server_connections) == 2)); do
 		((SECONDS < end)) && kill -0 "$survivor" 2>/dev/null || break
 		sleep 0.2
@@ -36,13 +37,13 @@ many_lost_client() {
 	killed victim "$victim"
 	wait_exit "$survivor" 120
 	crc=$?
-	wait_exit "$SERVER_PID" 60
+	wait_exit "$(pid_of server)" 60
 	src=$?
 	local said
-	said=$(grep -h "of 2 at $ip:$port" "$case_dir/server.log" "$case_dir/server.json" 2>/dev/null | head -1)
+	said=$(grep -h "of 2 at $RPMA_TEST_IP:$(case_port)" "$(case_dir)/server.log" "$(case_dir)/server.json" 2>/dev/null | head -1)
 	echo "  $name: client $crc, server $src: $said"
-	((crc == 0 && src != 0)) && [[ $said == *"(from $ip:"*"): "*"; the others go on"* ]] &&
-		has server "1 of 2 clients of $ip:$port failed"
+	((crc == 0 && src != 0)) && [[ $said == *"(from $RPMA_TEST_IP:"*"): "*"; the others go on"* ]] &&
+		has server "1 of 2 clients of $RPMA_TEST_IP:$(case_port) failed"
 	expect $? "$name" "the other client ends with 0 ($crc), the server fails ($src) naming the lost client by its address (said: ${said:-nothing})"
 }
 
@@ -61,25 +62,25 @@ many_terminated() {
 	server_listens 30
 	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
 		--time_based --runtime=120
-	victim=$FIO_PID
+	victim=$(pid_of client)
 	moved client victim
 	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
 		--size=1m --time_based --runtime=120
-	others=$FIO_PID
+	others=$(pid_of client)
 	await_connections 3 50
 	killed victim "$victim"
 	sleep 3
-	[[ $how == signal ]] && kill -TERM "$SERVER_PID"
-	wait_exit "$SERVER_PID" 90
+	[[ $how == signal ]] && kill -TERM "$(pid_of server)"
+	wait_exit "$(pid_of server)" 90
 	src=$?
 	kill "$others" 2>/dev/null
 	wait_exit "$others" 30
-	echo "  $name: server $src: $(grep -h "of 3 at $ip:$port" "$case_dir/server.log" "$case_dir/server.json" | head -1)"
+	echo "  $name: server $src: $(grep -h "of 3 at $RPMA_TEST_IP:$(case_port)" "$(case_dir)/server.log" "$(case_dir)/server.json" | head -1)"
 	# fio that a signal ended exits 129 whatever its jobs did: the job's
 	# error in its report says
-	((src && src != 124)) && grep -q '"error" : [1-9]' "$case_dir/server.json" &&
+	((src && src != 124)) && grep -q '"error" : [1-9]' "$(case_dir)/server.json" &&
 		has server "disconnected before ending the run" &&
-		has server "1 of 3 clients of $ip:$port failed"
+		has server "1 of 3 clients of $RPMA_TEST_IP:$(case_port) failed"
 	expect $? "$name" "server $src (not 0, not 124) with a job error in its report, naming the killed client"
 }
 
@@ -98,14 +99,16 @@ many_late_client() {
 	server_listens 30
 	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=32 --size=1m \
 		--time_based --runtime=45
-	local first=$FIO_PID
+	local first
+	first=$(pid_of client)
 	moved client first
 	await_connections 1 60
 	sleep 5
 	start=$SECONDS
 	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
 		--time_based --runtime=5 --connect_timeout=60 --verify=crc32c --verify_backlog=64
-	local second=$FIO_PID
+	local second
+	second=$(pid_of client)
 	end=$((SECONDS + 60))
 	until [[ -n $took ]] || ((SECONDS >= end)) || ! kill -0 "$first" 2>/dev/null; do
 		(($(server_connections) == 2)) && took=$((SECONDS - start))
@@ -115,7 +118,7 @@ many_late_client() {
 	bcrc=$?
 	wait_exit "$first" 120
 	acrc=$?
-	wait_exit "$SERVER_PID" 60
+	wait_exit "$(pid_of server)" 60
 	src=$?
 	if [[ -n $took ]]; then
 		echo "  $name: the late client connected $took s after it started, the first one still running"
@@ -160,7 +163,8 @@ many_mixed() {
 		old+=(--verify=crc32c)
 	fi
 	side=new fio_start server "$kind" "${server_args[@]}"
-	local server=$FIO_PID
+	local server
+	server=$(pid_of server)
 	for i in 1 2; do
 		local args=("${old[@]}")
 		if [[ $kind == gpspm ]]; then
@@ -168,11 +172,11 @@ many_mixed() {
 			args+=(--buffer_pattern="${patterns[-1]}")
 		fi
 		side=old fio_start client "$kind" "${args[@]}"
-		pids+=("$FIO_PID")
+		pids+=("$(pid_of client)")
 		moved client "old$i"
 	done
 	side=new fio_start client "$kind" "${ours[@]}"
-	pids+=("$FIO_PID")
+	pids+=("$(pid_of client)")
 	for i in "${pids[@]}"; do
 		wait_exit "$i" 300
 		status+=($?)
@@ -185,7 +189,7 @@ many_mixed() {
 		local r found=
 		for r in 0 1 2 3; do
 			if "$PATTERN_CHECK" "$RPMA_TEST_DEVDAX" $((r * (2 << 20))) $((2 << 20)) "$i" \
-				>>"$case_dir/pattern.log" 2>&1; then
+				>>"$(case_dir)/pattern.log" 2>&1; then
 				found=$r
 				break
 			fi
@@ -209,9 +213,9 @@ many_too_few() {
 	fio_server apm --clients=2 --filename=malloc --size=1m --runtime=20
 	fio_client apm --port_per_job=0 --rw=randwrite --bs=4k --size=1m --verify=crc32c
 	crc=$?
-	wait_exit "$SERVER_PID" 60
+	wait_exit "$(pid_of server)" 60
 	src=$?
-	((crc == 0 && src != 0)) && has server "1 of 2 clients connected to $ip:$port within runtime=20s"
+	((crc == 0 && src != 0)) && has server "1 of 2 clients connected to $RPMA_TEST_IP:$(case_port) within runtime=20s"
 	expect $? "$name" "client $crc (0), server $src (not 0) saying that 1 of 2 clients came"
 }
 
@@ -223,10 +227,10 @@ many_port_mismatch() {
 	fio_server apm --filename=malloc --size=1m
 	fio_client apm --numjobs=2 --port_per_job=0 --rw=write --bs=4k --size=1m --connect_timeout=5
 	crc=$?
-	wait_exit "$SERVER_PID" 60
+	wait_exit "$(pid_of server)" 60
 	src=$?
-	((crc != 0 && src == 0)) && has client "$ip:$port"
-	expect $? "$name" "client $crc (not 0: its second job), server $src (0); the client says nobody listens at $ip:$port"
+	((crc != 0 && src == 0)) && has client "$RPMA_TEST_IP:$(case_port)"
+	expect $? "$name" "client $crc (not 0: its second job), server $src (0); the client says nobody listens at $RPMA_TEST_IP:$(case_port)"
 }
 
 # make check: ours alone

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
+# shellcheck shell=bash
 # engine/tests/matrix.sh -- end-to-end cases: a server fio and a client fio
 # over rxe0. Sourced by in-vm.sh after lib.sh.
 
@@ -83,25 +83,25 @@ extras() {
 # name: a file named exactly like the engine in the library path; fio's
 # report in --output=, in FORMAT (examples_case METHOD FORMAT).
 examples_case() {
-	local method=$1 fmt=$2 name=examples-$1 crc src
+	local method=$1 fmt=$2 name=examples-$1 crc src server
 	begin_case "$name"
 	output_file server.json "$fmt"
 	output_file client.json "$fmt"
-	mkdir "$case_dir/lib"
+	mkdir "$(case_dir)/lib"
 	local e
 	for e in client server; do
-		ln -s "$ENGINE_DIR/librpma_${method}_$e.so" "$case_dir/lib/librpma_${method}_$e"
+		ln -s "$ENGINE_DIR/librpma_${method}_$e.so" "$(case_dir)/lib/librpma_${method}_$e"
 	done
-	(cd "$case_dir" && SERVERIP=$ip LD_LIBRARY_PATH=$case_dir/lib:$LD_LIBRARY_PATH \
+	(cd "$(case_dir)" && SERVERIP=$RPMA_TEST_IP LD_LIBRARY_PATH=$(case_dir)/lib:$LD_LIBRARY_PATH \
 		exec "${FIO[@]}" --output-format="$fmt" --output=server.json \
-		"$top_srcdir/examples/librpma_$method-server.fio") >"$case_dir/server.log" 2>&1 &
-	SERVER_PID=$!
-	(cd "$case_dir" && SERVERIP=$ip LD_LIBRARY_PATH=$case_dir/lib:$LD_LIBRARY_PATH \
+		"$TOP_SRCDIR/examples/librpma_$method-server.fio") >"$(case_dir)/server.log" 2>&1 &
+	server=$!
+	(cd "$(case_dir)" && SERVERIP=$RPMA_TEST_IP LD_LIBRARY_PATH=$(case_dir)/lib:$LD_LIBRARY_PATH \
 		exec "${FIO[@]}" --output-format="$fmt" --output=client.json \
-		"$top_srcdir/examples/librpma_$method-client.fio") >"$case_dir/client.log" 2>&1 &
+		"$TOP_SRCDIR/examples/librpma_$method-client.fio") >"$(case_dir)/client.log" 2>&1 &
 	wait_exit $! 300
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$server" 30
 	src=$?
 	if ((crc || src)); then
 		fail "$name" "exit status: client $crc, server $src"
@@ -116,7 +116,7 @@ distributed_case() {
 	begin_case "$name"
 	# not in the case directory: 9p file systems cannot hold sockets
 	local sock=/tmp/rpma-engine-tests-$$.sock
-	"${FIO[@]}" --server="sock:$sock" >"$case_dir/backend.log" 2>&1 &
+	"${FIO[@]}" --server="sock:$sock" >"$(case_dir)/backend.log" 2>&1 &
 	local backend=$!
 	local end=$((SECONDS + 20))
 	until [[ -S "$sock" ]] || ((SECONDS >= end)); do
@@ -124,11 +124,11 @@ distributed_case() {
 	done
 	fio_server apm --filename=malloc --size=2m
 	output_file client.json "json distributed"
-	cat >"$case_dir/client.fio" <<-EOF
+	cat >"$(case_dir)/client.fio" <<-EOF
 		[client]
 		ioengine=$(engine apm_client)
-		serverip=$ip
-		port=$port
+		serverip=$RPMA_TEST_IP
+		port=$(case_port)
 		thread
 		rw=randwrite
 		bs=4k
@@ -136,11 +136,11 @@ distributed_case() {
 		iodepth=4
 		verify=crc32c
 	EOF
-	(cd "$case_dir" && exec "${FIO[@]}" --output-format=json \
-		--output=client.json --client="sock:$sock" client.fio) >"$case_dir/client.log" 2>&1 &
+	(cd "$(case_dir)" && exec "${FIO[@]}" --output-format=json \
+		--output=client.json --client="sock:$sock" client.fio) >"$(case_dir)/client.log" 2>&1 &
 	wait_exit $! 300
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	kill "$backend" 2>/dev/null
 	wait "$backend" 2>/dev/null
@@ -179,9 +179,9 @@ fsdax_cases() {
 			has server "over Soft-RoCE (rxe), whose On-Demand Paging"
 			expect $? "$kind-fsdax-server-warns-of-rxe-odp" "no warning about rxe's ODP"
 			if odp_offsets_lost; then
-				skip "$kind-fsdax-server-sees-data" "$ODP_DEFECT"
+				skip "$kind-fsdax-server-sees-data" "$(odp_defect)"
 			elif "$PATTERN_CHECK" "$file" 0 $((16 << 20)) 0x5aa5c33c \
-				>"$case_dir/pattern.log" 2>&1; then
+				>"$(case_dir)/pattern.log" 2>&1; then
 				pass "$kind-fsdax-server-sees-data"
 			else
 				fail "$kind-fsdax-server-sees-data" "the file does not hold the client's pattern"
@@ -206,7 +206,7 @@ pmem_cases() {
 			continue
 		# job 2's part of the device: written by the second client job
 		if "$PATTERN_CHECK" "$RPMA_TEST_DEVDAX" $((32 << 20)) $((32 << 20)) 0x5aa5c33c \
-			>"$case_dir/pattern.log" 2>&1; then
+			>"$(case_dir)/pattern.log" 2>&1; then
 			pass "$kind-devdax-server-sees-data"
 		else
 			fail "$kind-devdax-server-sees-data" "the device does not hold the client's pattern"

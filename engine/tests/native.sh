@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# shellcheck shell=bash disable=SC2154 # case_dir, ip, port: set by lib.sh, which in-vm.sh sources first
+# shellcheck shell=bash
 # engine/tests/native.sh -- native_ops= per job: one client fio (thread=1)
 # with two APM jobs, job 1 native_ops=all and job 2 native_ops=none, against
 # a server fio of two jobs on Device DAX (persistent flushes), both jobs
@@ -60,7 +60,7 @@ tracing=/sys/kernel/tracing
 
 # kernel_probe start|stop|remove NAME [FUNCTION ARGS]: a kprobe event
 # rpma/NAME on FUNCTION of rxe's, recording ARGS (kprobe_events' syntax) of
-# each call; stop leaves the calls in $case_dir/NAME.trace; false if it
+# each call; stop leaves the calls in $(case_dir)/NAME.trace; false if it
 # cannot be set. Removing an event clears the kernel's trace buffer, the
 # other events' calls with it: stop them all before removing any.
 kernel_probe() {
@@ -75,7 +75,7 @@ kernel_probe() {
 		;;
 	stop)
 		echo 0 >"$tracing/events/rpma/$2/enable"
-		grep -F " $2:" "$tracing/trace" >"$case_dir/$2.trace"
+		grep -F " $2:" "$tracing/trace" >"$(case_dir)/$2.trace"
 		;;
 	remove) echo "-:rpma/$2" >>"$tracing/kprobe_events" ;;
 	esac
@@ -98,8 +98,8 @@ native_ops_client() {
 		echo "ioengine=$(engine "$engine_name")"
 		for o in "$@"; do echo "$o"; done
 		cat <<-EOF
-			serverip=$ip
-			port=$port
+			serverip=$RPMA_TEST_IP
+			port=$(case_port)
 			thread=1
 			rw=write
 			iodepth=1
@@ -114,10 +114,10 @@ native_ops_client() {
 			native_ops=none
 			bs=8k
 		EOF
-	} >"$case_dir/client.fio"
+	} >"$(case_dir)/client.fio"
 	output_file client.json json
-	(cd "$case_dir" && exec "${FIO[@]}" --output-format=json client.fio) \
-		>"$case_dir/client.json" 2>"$case_dir/client.log" &
+	(cd "$(case_dir)" && exec "${FIO[@]}" --output-format=json client.fio) \
+		>"$(case_dir)/client.json" 2>"$(case_dir)/client.log" &
 	wait_exit $! 300
 }
 
@@ -129,10 +129,10 @@ native_ops_case() {
 	fi
 	begin_case "$name"
 	if native_possible 45; then
-		if flush_probe start 2>"$case_dir/probe.log"; then
+		if flush_probe start 2>"$(case_dir)/probe.log"; then
 			probe=yes
 		else
-			echo "  $name: no kprobe on rxe_flush_pmem_iova ($(cat "$case_dir/probe.log"))"
+			echo "  $name: no kprobe on rxe_flush_pmem_iova ($(cat "$(case_dir)/probe.log"))"
 		fi
 	fi
 	# 2 MiB each: a Device DAX maps at its alignment
@@ -140,7 +140,7 @@ native_ops_case() {
 		--size=2m --iodepth=1
 	native_ops_client apm_client
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	[[ $probe == yes ]] && flush_probe stop && flush_probe remove
 	if ((crc || src)); then
@@ -151,18 +151,18 @@ native_ops_case() {
 	# each job's line, once, on fio's info output: with json on stderr
 	for job in 1:all 2:none; do
 		line=$(expected_line "${job%%:*}" "${job#*:}")
-		[[ $(grep -cxF -- "$line" "$case_dir/client.log") == 1 ]]
+		[[ $(grep -cxF -- "$line" "$(case_dir)/client.log") == 1 ]]
 		expect $? "$name-job${job%%:*}-${job#*:}-says" "not once in client.log: '$line'"
 	done
-	! grep -qF "librpma_apm_client[" "$case_dir/client.json"
+	! grep -qF "librpma_apm_client[" "$(case_dir)/client.json"
 	expect $? "$name-not-in-json" "an engine's line is inside the JSON report"
 	if ! native_possible 45; then
 		skip "$name-kernel-witness" "no native flush here (kernel $(uname -r), rdma-core $(dpkg-query -W -f='${Version}' libibverbs1 2>/dev/null))"
 	elif [[ $probe != yes ]]; then
 		skip "$name-kernel-witness" "no kprobe event on rxe_flush_pmem_iova (see probe.log)"
 	else
-		n4k=$(grep -c 'len=4096$' "$case_dir/flush.trace")
-		n8k=$(grep -c 'len=8192$' "$case_dir/flush.trace")
+		n4k=$(grep -c 'len=4096$' "$(case_dir)/flush.trace")
+		n8k=$(grep -c 'len=8192$' "$(case_dir)/flush.trace")
 		echo "  $name: rxe executed $n4k persistent flushes of 4 KiB (job 1), $n8k of 8 KiB (job 2)"
 		((n4k >= 256 && n8k == 0))
 		expect $? "$name-kernel-witness" \

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
+# shellcheck shell=bash
 # engine/tests/races.sh -- the engines' jobs of one fio run at once
 # (thread=1, numjobs=8: fio starts and ends them together) under valgrind's
 # race detectors, helgrind and drd: what the jobs share is rpma's and the
@@ -27,30 +27,30 @@ race_case() {
 	# fio's own races, and the libraries' that the integration tests
 	# know (tests/integration/threads.supp: libibverbs' fork flag, rxe)
 	local -a vg=(valgrind --tool="$tool" --num-callers=30
-		--suppressions="$top_srcdir/engine/tests/races.supp"
-		--suppressions="$top_srcdir/tests/integration/threads.supp")
+		--suppressions="$TOP_SRCDIR/engine/tests/races.supp"
+		--suppressions="$TOP_SRCDIR/tests/integration/threads.supp")
 	[[ $tool == helgrind ]] && vg+=(--history-level=approx)
 	local WAIT_SCALE=$((${WAIT_SCALE:-1} * 10))
 	local -a fio=("${FIO[@]}")
-	local -a FIO=("${vg[@]}" --log-file="$case_dir/server.valgrind" "${fio[@]}")
+	local -a FIO=("${vg[@]}" --log-file="$(case_dir)/server.valgrind" "${fio[@]}")
 	fio_server "$kind" --numjobs="$jobs" --filename=malloc --size=256k --iodepth=4
 	# every server job listens (each has a port of its own) before any
 	# client job tries: under valgrind a server job starts slowly, and a
 	# client gives up on a port nobody listens on after connect_timeout
 	listening=0
 	for ((i = 0; i < 60 * WAIT_SCALE && listening < jobs; i++)); do
-		listening=$(cat "$case_dir/server.log" "$case_dir/server.json" 2>/dev/null |
+		listening=$(cat "$(case_dir)/server.log" "$(case_dir)/server.json" 2>/dev/null |
 			grep -cF "waiting for a client")
 		sleep 1
 	done
-	FIO=("${vg[@]}" --log-file="$case_dir/client.valgrind" "${fio[@]}")
+	FIO=("${vg[@]}" --log-file="$(case_dir)/client.valgrind" "${fio[@]}")
 	fio_client "$kind" --numjobs="$jobs" --rw=randwrite --bs=4k --iodepth=4 --size=256k \
 		--connect_timeout=120
 	crc=$?
-	wait_exit "$SERVER_PID" 60
+	wait_exit "$(pid_of server)" 60
 	src=$?
-	se=$(valgrind_errors "$case_dir/server.valgrind")
-	ce=$(valgrind_errors "$case_dir/client.valgrind")
+	se=$(valgrind_errors "$(case_dir)/server.valgrind")
+	ce=$(valgrind_errors "$(case_dir)/client.valgrind")
 	echo "  $name: $listening of $jobs server jobs listened; exit status client $crc," \
 		"server $src; $tool errors: client $ce, server $se"
 	if ((crc || src)); then

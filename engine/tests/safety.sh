@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# shellcheck shell=bash disable=SC2154 # case_dir, ip, port, top_srcdir: set by lib.sh and in-vm.sh, which source this file
+# shellcheck shell=bash
 # engine/tests/safety.sh -- what the clients do with fio's memory and io_us
 # when a job ends, well or badly. The fio processes run with
 # engine/tests/engine_check.cc preloaded (ENGINE_CHECK): it reports memory freed
@@ -10,7 +10,8 @@
 # in_order ROLE: ROLE's fio ran under engine_check, which saw no violation
 # (and, for the client, fio's io_u buffers freed after deregistration)
 in_order() {
-	local log=$case_dir/$1.log min=0
+	local log min=0
+	log=$(case_dir)/$1.log
 	[[ $1 == client ]] && min=1
 	! grep -q "engine-check: FAIL" "$log" &&
 		grep -Eq "engine-check: ([0-9]+) registered regions freed after deregistration, 0 violations" "$log" &&
@@ -40,14 +41,14 @@ teardown_order() { # teardown_order KIND [late]
 	[[ -n ${2:-} ]] || LD_PRELOAD=$ENGINE_CHECK "${server[@]}"
 	# shellcheck disable=SC2086 # rw holds two words for GPSPM
 	LD_PRELOAD=$ENGINE_CHECK fio_start client "$kind" --rw=$rw --bs=4k --iodepth=8 --size=2m
-	client=$FIO_PID
+	client=$(pid_of client)
 	if [[ -n ${2:-} ]]; then
-		wait_for_text "$case_dir/client.log" "waiting for the server" 30
+		wait_for_text "$(case_dir)/client.log" "waiting for the server" 30
 		LD_PRELOAD=$ENGINE_CHECK "${server[@]}"
 	fi
 	wait_exit "$client" 300
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	((crc == 0 && src == 0)) && in_order client && in_order server
 	expect $? "$name" "client $crc, server $src, or engine-check did not pass (client.log, server.log)"
@@ -64,18 +65,18 @@ bad_response() { # bad_response SYNC
 	local job=(--rw=randrw --iodepth=8)
 	(($1)) && job=(--rw=write --iodepth=1 --sync=1)
 	begin_case "$name"
-	"$ROGUE_SERVER" "$ip" "$port" gpspm-bad-response >"$case_dir/rogue.log" 2>&1 &
+	"$ROGUE_SERVER" "$RPMA_TEST_IP" "$(case_port)" gpspm-bad-response >"$(case_dir)/rogue.log" 2>&1 &
 	rogue=$!
-	wait_for_text "$case_dir/rogue.log" "waiting for a client" 30
+	wait_for_text "$(case_dir)/rogue.log" "waiting for a client" 30
 	naks=$(rnr_naks)
 	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm "${job[@]}" --bs=4k \
 		--size=1m --time_based --runtime=120
-	wait_exit "$FIO_PID" 45
+	wait_exit "$(pid_of client)" 45
 	crc=$?
 	wait_exit "$rogue" 70
 	rrc=$?
 	naks=$(($(rnr_naks) - naks))
-	echo "  $name: client $crc, rogue server $rrc, $naks RNR NAKs; $(tail -1 "$case_dir/rogue.log")"
+	echo "  $name: client $crc, rogue server $rrc, $naks RNR NAKs; $(tail -1 "$(case_dir)/rogue.log")"
 	((crc && crc != 124 && rrc == 0 && naks == 0)) &&
 		has client "cannot unpack the flush response" && in_order client
 	expect $? "$name" "client $crc (124: still running after 45 s), rogue server $rrc, $naks RNR NAKs, or no message or engine-check failed"
@@ -84,7 +85,7 @@ bad_response() { # bad_response SYNC
 # written_bytes ROLE: the bytes of writes fio counted complete in ROLE's
 # JSON report (empty without one)
 written_bytes() {
-	python3 - "$case_dir/$1.json" <<'EOF' 2>/dev/null
+	python3 - "$(case_dir)/$1.json" <<'EOF' 2>/dev/null
 import json, sys
 lines = open(sys.argv[1]).read().splitlines(True)
 start = next(i for i, l in enumerate(lines) if l.startswith("{"))
@@ -107,17 +108,17 @@ rogue_response() { # rogue_response wrong-context|out-of-order
 		rw=randwrite # at least two flush requests at once
 	fi
 	begin_case "$name"
-	"$ROGUE_SERVER" "$ip" "$port" "gpspm-$1" >"$case_dir/rogue.log" 2>&1 &
+	"$ROGUE_SERVER" "$RPMA_TEST_IP" "$(case_port)" "gpspm-$1" >"$(case_dir)/rogue.log" 2>&1 &
 	rogue=$!
-	wait_for_text "$case_dir/rogue.log" "waiting for a client" 30
+	wait_for_text "$(case_dir)/rogue.log" "waiting for a client" 30
 	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=$rw --iodepth=16 --bs=4k \
 		--size=1m --time_based --runtime=120
-	wait_exit "$FIO_PID" 45
+	wait_exit "$(pid_of client)" 45
 	crc=$?
 	wait_exit "$rogue" 70
 	rrc=$?
 	written=$(written_bytes client)
-	echo "  $name: client $crc, rogue server $rrc, ${written:-?} bytes written; $(tail -1 "$case_dir/rogue.log")"
+	echo "  $name: client $crc, rogue server $rrc, ${written:-?} bytes written; $(tail -1 "$(case_dir)/rogue.log")"
 	((crc && crc != 124 && rrc == 0)) && [[ $written == 0 ]] &&
 		has client "$message" && in_order client
 	expect $? "$name" "client $crc (124: still running after 45 s), rogue server $rrc, ${written:-no report of} bytes written (must be 0), or no \"$message\" or engine-check failed"
@@ -147,9 +148,9 @@ sleeping_server_end() { # sleeping_server_end hold|hidden-sends
 	server_listens 60
 	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=write:4k --bs=4k --size=1m \
 		--number_ios=16 --iodepth=16
-	wait_exit "$FIO_PID" 120
+	wait_exit "$(pid_of client)" 120
 	crc=$?
-	wait_exit "$SERVER_PID" 60
+	wait_exit "$(pid_of server)" 60
 	src=$?
 	((crc == 0 && src == 0)) && ! has server "was it killed" && has server "$sign" &&
 		in_order client && in_order server
@@ -164,9 +165,9 @@ failed_post() {
 	fio_server apm --filename=malloc --size=2m
 	ENGINE_CHECK_FAIL=rpma_write:2 LD_PRELOAD=$ENGINE_CHECK fio_start client apm \
 		--rw=write --bs=4k --iodepth=4 --iodepth_batch=4 --size=2m --time_based --runtime=120
-	wait_exit "$FIO_PID" 45
+	wait_exit "$(pid_of client)" 45
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	((crc && crc != 124)) && has client "failing call 2 of rpma_write" &&
 		has client "rpma_write" && in_order client
@@ -202,14 +203,14 @@ sync_accounting() {
 	fio_server apm --filename=malloc --size=1m
 	fio_client apm --rw=write --bs=4k --iodepth=1 --sync=1 --size=1m
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	(cd /tmp && exec "${FIO[@]}" --output-format=json --name=client --ioengine=psync \
 		--filename="/tmp/$name" --rw=write --bs=4k --iodepth=1 --size=1m) \
-		>"$case_dir/psync.json" 2>"$case_dir/psync.log"
+		>"$(case_dir)/psync.json" 2>"$(case_dir)/psync.log"
 	output_file psync.json json
 	rm -f "/tmp/$name"
-	{ read -r ours; read -r theirs; } < <(accounting "$case_dir/client.json" "$case_dir/psync.json")
+	{ read -r ours; read -r theirs; } < <(accounting "$(case_dir)/client.json" "$(case_dir)/psync.json")
 	((crc == 0 && src == 0)) && [[ -n $ours && $ours == "$theirs" ]]
 	expect $? "$name" "client $crc, server $src; submit buckets, complete buckets, slat: ours $ours, psync $theirs"
 }
@@ -240,50 +241,36 @@ gpspm_server_memory() {
 		"--rw=write --bs=4k --iodepth=16 --size=1m --time_based --runtime=10 --busy_wait_polling=0"
 }
 
-# server_connections: how many connections the server has established on
-# $ip:$port (its ends, not the clients')
-server_connections() {
-	rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $ip:$port "
-}
-
-# await_connections N SECONDS: true once the server has N connections
-await_connections() {
-	local end=$((SECONDS + $2))
-	until (($(server_connections) == $1)); do
-		((SECONDS < end)) || return 1
-		sleep 0.2
-	done
-}
-
 # server_memory NAME CONNS "SERVER ARGS" "CLIENT ARGS": a GPSPM server's
 # anonymous memory must grow by at most 56 kB per connection from
 # listening to CONNS connected (a client fio of CONNS jobs)
 server_memory() {
-	local name=$1 conns=$2 a0 a1='' crc src bound=56 end per
+	local name=$1 conns=$2 a0 a1='' crc src bound=56 end per client
 	begin_case "$name"
 	# shellcheck disable=SC2086 # the argument lists are word lists
 	fio_server gpspm $3
 	if ! server_listens 60; then
 		fail "$name" "the server does not listen"
-		kill "$SERVER_PID" 2>/dev/null
+		kill "$(pid_of server)" 2>/dev/null
 		return
 	fi
-	a0=$(anon_kb "$SERVER_PID")
+	a0=$(anon_kb "$(pid_of server)")
 	# shellcheck disable=SC2086
 	fio_start client gpspm --numjobs="$conns" $4
+	client=$(pid_of client)
 	# the server's end of a connection is established once it accepted,
 	# after it registered its message buffers
 	end=$((SECONDS + 120))
-	while ((SECONDS < end)) && kill -0 "$FIO_PID" 2>/dev/null; do
+	while ((SECONDS < end)) && kill -0 "$client" 2>/dev/null; do
 		if (($(server_connections) == conns)); then
-			a1=$(anon_kb "$SERVER_PID")
+			a1=$(anon_kb "$(pid_of server)")
 			break
 		fi
 		sleep 0.2
 	done
-	wait_exit "$FIO_PID" 120
+	wait_exit "$client" 120
 	crc=$?
-	wait_exit "$SERVER_PID" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	per=$(((${a1:-0} - a0) / conns))
 	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB with $conns connected: $per kB each"

@@ -5,8 +5,8 @@
 # VM, the resident memory of the four fio processes sampled every 10 s.
 # Passes when every job ends with 0 errors and no process grew by more than
 # SOAK_GROWTH_KB (default 2048) from the end of the warm-up (the first fifth
-# of the run) to its end. Not part of make check; the samples stay in
-# $RESULTS/soak.csv.
+# of the run) to its end (soak_judge.py). Not part of make check; the
+# samples stay in $RESULTS/soak.csv.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top_srcdir=$(cd "$here/../.." && pwd)
@@ -27,20 +27,21 @@ runtime=$((minutes * 60))
 declare -A pids ports=([apm]=7300 [gpspm]=7400)
 # both servers first, then both clients: the runs overlap all along
 for kind in apm gpspm; do
-	port=${ports[$kind]} case_dir=$results/$kind
-	mkdir -p "$case_dir"
+	use_case "$results/$kind" "${ports[$kind]}"
+	mkdir -p "$results/$kind"
 	fio_server "$kind" --filename=malloc --size=64m --iodepth=16
-	pids[$kind-server]=$SERVER_PID
+	pids[$kind-server]=$(pid_of server)
 done
 for kind in apm gpspm; do
-	case_dir=$results/$kind server_listens 60
+	use_case "$results/$kind" "${ports[$kind]}"
+	server_listens 60
 done
 declare -A rw=([apm]=randrw [gpspm]=randwrite)
 for kind in apm gpspm; do
-	port=${ports[$kind]} case_dir=$results/$kind
+	use_case "$results/$kind" "${ports[$kind]}"
 	fio_start client "$kind" --rw="${rw[$kind]}" --bs=4k --size=64m \
 		--iodepth=16 --time_based --runtime="$runtime"
-	pids[$kind-client]=$FIO_PID
+	pids[$kind-client]=$(pid_of client)
 done
 
 names=(apm-server apm-client gpspm-server gpspm-client)
@@ -57,33 +58,9 @@ while ((SECONDS - began < runtime + 60)); do
 	echo "$row" >>"$results/soak.csv"
 	sleep 10
 done
-status=0
+: >"$results/statuses"
 for n in "${names[@]}"; do
-	wait_exit "${pids[$n]}" 60 || { echo "soak: $n exited with $?"; status=1; }
+	wait_exit "${pids[$n]}" 60
+	echo "$n $?" >>"$results/statuses"
 done
-
-python3 - "$results/soak.csv" "${SOAK_GROWTH_KB:-2048}" <<'PY' || status=1
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-limit = int(sys.argv[2])
-end = int(rows[-1]["seconds"])
-bad = 0
-for name in rows[0].keys() - {"seconds"}:
-    series = [(int(r["seconds"]), int(r[name])) for r in rows if r[name]]
-    warm = [kb for s, kb in series if s >= end / 5]
-    if len(warm) < 2:
-        print(f"soak: {name}: too few samples"); bad += 1; continue
-    growth = max(warm) - warm[0]
-    print(f"soak: {name}: {warm[0]} KiB after warm-up, at most {max(warm)} KiB later"
-          f" (+{growth} KiB, limit {limit})")
-    bad += growth > limit
-sys.exit(1 if bad else 0)
-PY
-for kind in apm gpspm; do
-	for role in server client; do
-		grep -q '"error" : [1-9]' "$results/$kind/$role.json" 2>/dev/null &&
-			{ echo "soak: $kind $role reported errors"; status=1; }
-	done
-done
-echo "soak: $((status == 0 ? 1 : 0)) passed, $((status == 0 ? 0 : 1)) failed"
-exit "$status"
+python3 "$here/soak_judge.py" "$results" "${SOAK_GROWTH_KB:-2048}"

@@ -75,7 +75,7 @@ engine_cases() {
 	rm -rf "$results"
 	mkdir -p "$results"
 	ENGINE_DIR=$build/engine/.libs RPMA_LIB_DIR=$build/rpma/.libs RESULTS=$results \
-		top_srcdir=$src ENGINE_CASES="$1" \
+		ENGINE_CASES="$1" \
 		timeout -k 10 600 "$src/engine/tests/in-vm.sh"
 	python3 "$src/engine/tests/evaluate.py" "$results"
 }

@@ -142,18 +142,43 @@ link_alive() {
 	return 1
 }
 
-# record NAME OUTCOME DETAIL...: one line of D/cases, tab-separated
-record() {
+# begin NAME METHOD KIND FAULT: a case begins: its line in D/cases
+# (tab-separated), its directory D/NAME made anew, printed. What the case
+# sees goes there, the files of its fio and the facts (fact), for the
+# host's judge.py, which gives the verdict.
+begin() {
 	local IFS=$'\t'
+	rm -rf "${D:?}/$1"
+	mkdir -p "$D/$1"
 	echo "$*" >>"$D/cases"
-	echo "case $1: $5"
+	echo "$D/$1"
+}
+
+# fact DIR KEY=VALUE...: what the case in DIR saw (exit statuses, times,
+# counters), a line each in DIR/facts
+fact() {
+	local dir=$1
+	shift
+	printf '%s\n' "$@" >>"$dir/facts"
+	echo "case ${dir##*/}: $*"
+}
+
+# unheard DIR: the case's server never listened; false
+unheard() {
+	fact "$1" listened=no
+	return 1
+}
+
+# server_files DIR: the report and the log of the current case's server
+# fio, into DIR
+server_files() {
+	cp "$D/$case_no.server.json" "$1/server.json" 2>/dev/null
+	cp "$D/$case_no.server.log" "$1/server.log" 2>/dev/null
 }
 
 # io_bytes FILE DIR: what fio's JSON report FILE says its jobs did in
 # direction DIR (read|write), in bytes
 io_bytes() { jq "[.jobs[].$2.io_bytes] | add // 0" "$1" 2>/dev/null || echo 0; }
-iops() { jq "[.jobs[].$2.iops] | add // 0 | floor" "$1" 2>/dev/null || echo 0; }
-total_ios() { jq '[.jobs[] | .read.total_ios, .write.total_ios] | add // 0' "$1" 2>/dev/null || echo 0; }
 
 # packets: what rxe0 sent and received so far (its counters): on the
 # client that is every RDMA packet on the wire, both ways
@@ -161,6 +186,48 @@ packets() {
 	rdma statistic show link rxe0/1 2>/dev/null | awk '{
 		for (i = 1; i < NF; i++) if ($i == "sent_pkts" || $i == "rcvd_pkts") n += $(i + 1)
 	} END { print n + 0 }'
+}
+
+# --- the bed's own
+
+# diag: the state of both guests' network and RDMA device, into
+# D/diag.server.N and D/diag.client.N (N: the number its post takes)
+diag() {
+	local n=$((case_no + 1)) what='{ ip -br link; ip -s link show eth0; grep Udp: /proc/net/snmp; ip neigh; tc qdisc show; rdma res show qp; rdma res show cm_id;
+		rdma statistic show link rxe0/1; tc -s qdisc show dev $nic; grep -H . /sys/class/net/$nic/queues/tx-*/tx_timeout; dmesg | grep -B3 -A8 -iE "watchdog|timed out|timeout|warning" | head -n 80; dmesg | tail -n 10; } 2>&1'
+	begin "diag-$n" - - - >/dev/null
+	post "$what >'$D/diag.server.$n'" || true
+	server_status 30 || true
+	eval "$what" >"$D/diag.client.$n"
+}
+
+# deadlink: the bed's test of itself: from now on the server guest's NIC
+# sends nothing (netem loss 100 %, renewed every 0.2 s until the guest
+# powers off), as a NIC that stopped transmitting; what follows in this
+# boot must not be taken for the engines' failure
+deadlink() {
+	begin deadlink - - - >/dev/null
+	post "(while :; do tc qdisc replace dev \$nic root netem loss 100%; sleep 0.2; done) >/dev/null 2>&1 &" || true
+	server_status 30 || true
+}
+
+# link_died CASE...: after a case whose client or server failed, whether
+# the virtual link itself is gone (the server guest no longer answers ARP:
+# on a loaded host its NIC has been seen to stop transmitting for good,
+# both engines then rightly failing after 30 s). If so: both guests' state
+# into D/diag.*, the case's directory moved aside and its line named in
+# D/link-died (judge.py lists it as the bed's event, not a case), and the
+# CASEs (this one and those not run yet) left in D/rerun for a new boot.
+link_died() {
+	link_alive && return 1
+	local line name
+	line=$(wc -l <"$D/cases")
+	name=$(tail -n1 "$D/cases" | cut -f1)
+	rm -rf "$D/$name.link-died.$line"
+	mv "$D/$name" "$D/$name.link-died.$line"
+	printf '%s\t%s\t%s\n' "$line" "$((case_no + 1))" "$name.link-died.$line" >>"$D/link-died"
+	diag
+	printf '%s\n' "$@" >"$D/rerun"
 }
 
 # --- three guests: fio's client/server mode
