@@ -13,7 +13,7 @@
 // for its answers. Any receive may carry any client's request; it is
 // unpacked and posted again at once, the request waits in its client's
 // queue until a send room of that client is free.
-#include "gpspm_msg.hh"
+#include "wire_format.hh"
 #include "many_server.hh"
 #include "options.hh"
 #include "report.hh"

@@ -7,7 +7,7 @@
 #define RPMA_ENGINE_GPSPM_SERVING_HH
 
 #include "compiler.hh"
-#include "gpspm_msg.hh"
+#include "wire_format.hh"
 #include "ring.hh"
 #include "server.hh"
 

@@ -4,7 +4,7 @@
 #include "options.hh"
 #include "peer_addr.hh"
 #include "report.hh"
-#include "workspace.hh"
+#include "wire_format.hh"
 
 #include <cassert>
 #include <cerrno>

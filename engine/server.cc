@@ -5,7 +5,7 @@
 #include "options.hh"
 #include "report.hh"
 #include "soft_roce.hh"
-#include "workspace.hh"
+#include "wire_format.hh"
 
 #include <infiniband/verbs.h>
 

@@ -17,7 +17,7 @@
 #include "link.hh"
 #include "result.hh"
 #include "server_memory.hh"
-#include "workspace.hh"
+#include "wire_format.hh"
 
 #include <infiniband/verbs.h>
 #include <librpma.h>
