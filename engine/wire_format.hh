@@ -6,8 +6,8 @@
 // users). The memory-region descriptor inside the workspaces is librpma's
 // (docs/compatibility.md, "Memory-region descriptor").
 //
-// Who talks to whom: our librpma_{apm,gpspm}_{client,server} work with the
-// engines fio shipped up to 3.37 ("the old engines") in all four pairings
+// Who talks to whom: our APM and GPSPM engines work with the engines fio
+// shipped up to 3.37 ("the old engines") in all four pairings
 // (engine/tests/interop.sh); librpma_aof_* talk only to each other. So:
 //
 // - what the old engines send or read may never change: the workspace,
