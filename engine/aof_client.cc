@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // aof_client.cc -- librpma_aof_client: appends records to a remote
-// append-only log (aof.hh), and reads it back. An append completes only
+// append-only log (wire_format.hh), and reads it back. An append completes only
 // once its record and a tail pointer covering it are persistent (DRAM:
 // visible) on the server, by the method of aof_mode=:
 //   apm    the client alone: the records' flush, an atomic write of the
@@ -11,7 +11,7 @@
 // Appends made together share one flush and one pointer update (InFlight).
 // After a good run the client tells the server how far it appended (the
 // end-of-run notice), which the server checks against its pointer.
-#include "aof.hh"
+#include "wire_format.hh"
 #include "apm_flush.hh"
 #include "client_ops.hh"
 #include "flush_requests.hh"

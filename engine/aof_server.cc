@@ -11,7 +11,7 @@
 #include "options.hh"
 #include "report.hh"
 #include "server_ops.hh"
-#include "workspace.hh"
+#include "wire_format.hh"
 
 #include <cerrno>
 #include <string>

@@ -72,7 +72,7 @@ private:
 	void finish() override
 	{
 		if (notice_taken_)
-			notice_.finish({0, 0, 0}, [this] { return poll_batch(); });
+			notice_.finish(END_OF_RUN_NOTICE, [this] { return poll_batch(); });
 	}
 };
 

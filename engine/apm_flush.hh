@@ -7,7 +7,7 @@
 
 #include "fio.hh"
 #include "result.hh"
-#include "workspace.hh"
+#include "wire_format.hh"
 
 #include <librpma.h>
 

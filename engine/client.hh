@@ -29,7 +29,7 @@
 #include "inflight.hh"
 #include "link.hh"
 #include "result.hh"
-#include "workspace.hh"
+#include "wire_format.hh"
 
 #include <librpma.h>
 
@@ -69,7 +69,7 @@ protected:
 	// or GPSPM engines).
 	virtual AofMode aof_mode() const { return AofMode::NONE; }
 	// Whether the connection request promises the end-of-run notice
-	// (workspace.hh), which finish() sends if the server can take it.
+	// (wire_format.hh), which finish() sends if the server can take it.
 	virtual bool sends_end_notice() const { return false; }
 	// What the flavour asks of the connection, for a job of iodepth io_us.
 	virtual QueueSizes queue_sizes(unsigned iodepth) const = 0;

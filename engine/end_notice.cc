@@ -2,7 +2,7 @@
 #include "end_notice.hh"
 #include "conn_events.hh"
 #include "report.hh"
-#include "workspace.hh"
+#include "wire_format.hh"
 
 #include <optional>
 

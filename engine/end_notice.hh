@@ -1,18 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // end_notice.hh -- an APM server's side of the end-of-run notice
-// (workspace.hh): how it tells a client that ended its run from one that
-// was killed, since both only disconnect.
+// (wire_format.hh, "The end of a run"): how it tells a client that ended
+// its run from one that was killed, since both only disconnect.
 //
-// A client that promises the notice in its connection request gets a
-// receive for it, posted before the accept, and a workspace with
-// max_msg_num 1 (then it sends the notice). Its disconnect ends its run
-// well only if the notice came first. A client that promises nothing (the
-// old engines) is trusted: its disconnect is its end.
+// A client that promised the notice gets its receive; its disconnect ends
+// its run well only if the notice came first. A client that promises
+// nothing (the old engines) is trusted: its disconnect is its end.
 #ifndef RPMA_ENGINE_END_NOTICE_HH
 #define RPMA_ENGINE_END_NOTICE_HH
 
 #include "fio.hh"
-#include "gpspm_msg.hh"
+#include "wire_format.hh"
 #include "result.hh"
 
 #include <infiniband/verbs.h>

@@ -11,7 +11,8 @@ Result FlushRequests::setup(thread_data *td, rpma_peer *peer, rpma_conn *conn, u
 	td_ = td;
 	conn_ = conn;
 	slots_ = slots;
-	msgs_.assign(MSG_ROOM * 2 * slots_, 0);
+	layout_ = ClientMsgLayout(slots_);
+	msgs_.assign(layout_.bytes(), 0);
 	send_busy_.assign(slots_, false);
 	unanswered_.reserve(slots_);
 	int ret = rpma_mr_reg(peer, msgs_.data(), msgs_.size(),

@@ -3,9 +3,7 @@
 // out, their responses in (librpma_gpspm_client; librpma_aof_client, which
 // also sends its end-of-run notice with it).
 //
-// Message buffers: `slots` receive buffers, then `slots` send buffers, each
-// MSG_ROOM bytes. Receive k and send k are independent: a response lands in
-// whichever receive the network takes next.
+// Message buffers: ClientMsgLayout (wire_format.hh).
 //
 // A server answers the flush requests in the order they were sent (the old
 // server did too, and the old client relied on it as well): a response
@@ -18,7 +16,7 @@
 
 #include "conn_events.hh"
 #include "fio.hh"
-#include "gpspm_msg.hh"
+#include "wire_format.hh"
 #include "report.hh"
 #include "result.hh"
 #include "ring.hh"
@@ -75,8 +73,6 @@ public:
 	}
 
 private:
-	size_t recv_off(size_t k) const { return k * MSG_ROOM; }
-	size_t send_off(size_t k) const { return (slots_ + k) * MSG_ROOM; }
 	Result post_recv(size_t k);
 	// none if all send buffers wait for their SEND completion
 	std::optional<size_t> free_send_slot() const;
@@ -89,6 +85,7 @@ private:
 	std::vector<char> msgs_;
 	rpma_mr_local *mr_ = nullptr;
 	uint32_t slots_ = 0;
+	ClientMsgLayout layout_{0};
 	std::vector<bool> send_busy_;
 	Ring<uint64_t> unanswered_; // the op_contexts of the requests, oldest first
 };
@@ -98,7 +95,8 @@ private:
 
 inline Result FlushRequests::post_recv(size_t k)
 {
-	int ret = rpma_recv(conn_, mr_, recv_off(k), MSG_ROOM, reinterpret_cast<const void *>(k));
+	int ret = rpma_recv(conn_, mr_, layout_.recv_off(k), MSG_ROOM,
+			    reinterpret_cast<const void *>(k));
 	return ret ? rpma_failed(td_, "rpma_recv", ret) : Result::DONE;
 }
 
@@ -112,8 +110,8 @@ inline std::optional<size_t> FlushRequests::free_send_slot() const
 
 inline Result FlushRequests::send(const FlushRequest &req, size_t k)
 {
-	size_t len = pack_request(req, &msgs_[send_off(k)], MSG_ROOM);
-	int ret = rpma_send(conn_, mr_, send_off(k), len, RPMA_F_COMPLETION_ALWAYS,
+	size_t len = pack_request(req, &msgs_[layout_.send_off(k)], layout_.send_room());
+	int ret = rpma_send(conn_, mr_, layout_.send_off(k), len, RPMA_F_COMPLETION_ALWAYS,
 			    reinterpret_cast<const void *>(k));
 	if (ret)
 		return rpma_failed(td_, "rpma_send", ret);
@@ -139,7 +137,7 @@ inline Result FlushRequests::completion(const ibv_wc &wc, uint64_t *token)
 		return Result::DONE;
 	}
 	size_t k = wc.wr_id;
-	std::optional<uint64_t> ctx = unpack_response(&msgs_[recv_off(k)], wc.byte_len);
+	std::optional<uint64_t> ctx = unpack_response(&msgs_[layout_.recv_off(k)], wc.byte_len);
 	if (!ctx) {
 		report(td_, "cannot unpack the flush response (%u bytes)", wc.byte_len);
 		return job_failed(td_, EPROTO, "flush response");

@@ -73,7 +73,7 @@ private:
 	// The end-of-run notice: an all-zero request.
 	void finish() override
 	{
-		requests_.finish({0, 0, 0}, [this] { return poll_batch(); });
+		requests_.finish(END_OF_RUN_NOTICE, [this] { return poll_batch(); });
 	}
 };
 

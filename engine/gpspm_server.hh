@@ -20,7 +20,7 @@
 #ifndef RPMA_ENGINE_GPSPM_SERVER_HH
 #define RPMA_ENGINE_GPSPM_SERVER_HH
 
-#include "gpspm_msg.hh"
+#include "wire_format.hh"
 #include "ring.hh"
 #include "server.hh"
 

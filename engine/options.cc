@@ -5,7 +5,7 @@
 #include "options.hh"
 #include "native_ops.hh"
 #include "report.hh"
-#include "workspace.hh"
+#include "wire_format.hh"
 
 #include <cerrno>
 #include <cstddef>

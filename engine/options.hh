@@ -25,7 +25,7 @@ struct Options {
 	// not given, and then the environment's RPMA_NATIVE_OPS decides.
 	char *native_ops_list;
 	unsigned int native_ops;
-	unsigned int aof_mode; // librpma_aof_*: an AofMode (workspace.hh)
+	unsigned int aof_mode; // librpma_aof_*: an AofMode (wire_format.hh)
 };
 
 // Every engine's options, the clients' own first: the servers' list is the

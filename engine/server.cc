@@ -6,7 +6,7 @@
 #include "peer_addr.hh"
 #include "report.hh"
 #include "soft_roce.hh"
-#include "workspace.hh"
+#include "wire_format.hh"
 
 #include <infiniband/verbs.h>
 #include <sys/resource.h>

@@ -28,6 +28,7 @@
 #include "result.hh"
 #include "server_memory.hh"
 #include "wait_set.hh"
+#include "wire_format.hh"
 
 #include <infiniband/verbs.h>
 #include <librpma.h>

@@ -33,9 +33,8 @@
 // connection within 30 s (gpspm-*, imm-*) or 90 s (silent), or failed the
 // write with a remote access error (outside); after-end when it sent all;
 // 1 otherwise; 2 on a local failure.
-#include "gpspm_msg.hh"
+#include "wire_format.hh"
 #include "rogue.hh"
-#include "workspace.hh"
 
 #include <librpma.h>
 #include <poll.h>

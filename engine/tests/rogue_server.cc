@@ -16,9 +16,8 @@
 // Prints "waiting for a client" once listening. Exits 0 once the client
 // has disconnected (within 60 s of the answer; gpspm-out-of-order: once
 // it has answered and disconnected), 1 if it has not, 2 on a local failure.
-#include "gpspm_msg.hh"
+#include "wire_format.hh"
 #include "rogue.hh"
-#include "workspace.hh"
 
 #include <librpma.h>
 #include <poll.h>

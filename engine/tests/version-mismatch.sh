@@ -5,7 +5,7 @@
 # structures. Each engine is copied with its recorded fio version changed
 # (same length), then loaded by this host's fio (or $FIO): no RDMA needed.
 set -uo pipefail
-: "${ENGINE_DIR:?}" "${FIO_VERSION_H:?}"
+: "${ENGINE_DIR:?}" "${ENGINES:?}" "${FIO_VERSION_H:?}"
 export LD_LIBRARY_PATH=${RPMA_LIB_DIR:+$RPMA_LIB_DIR:}${LD_LIBRARY_PATH:-}
 fio=${FIO:-fio}	# the fio the engines were built for
 if ! command -v "$fio" >/dev/null; then
@@ -21,9 +21,9 @@ other=$(tr 0-8 9 <<<"$built_for")
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 passed=0 failed=0
-for engine in apm_client apm_server gpspm_client gpspm_server aof_client aof_server; do
-	copy=$scratch/librpma_$engine.so
-	python3 - "$ENGINE_DIR/librpma_$engine.so" "$copy" "$built_for" "$other" <<'PY'
+for engine in $ENGINES; do
+	copy=$scratch/$engine.so
+	python3 - "$ENGINE_DIR/$engine.so" "$copy" "$built_for" "$other" <<'PY'
 import sys
 src, dst, old, new = sys.argv[1:]
 data = open(src, "rb").read()
@@ -38,10 +38,10 @@ PY
 		--rw=write --create_serialize=0 >"$scratch/out" 2>&1 || status=$?
 	if ((status != 0 && status < 124)) &&
 		grep -qF "built for $other but is loaded by" "$scratch/out"; then
-		echo "PASS: librpma_$engine refuses a fio it was not built for"
+		echo "PASS: $engine refuses a fio it was not built for"
 		passed=$((passed + 1))
 	else
-		echo "FAIL: librpma_$engine in another fio: status $status, output:"
+		echo "FAIL: $engine in another fio: status $status, output:"
 		sed 's/^/  /' "$scratch/out"
 		failed=$((failed + 1))
 	fi

@@ -12,6 +12,9 @@ import subprocess
 
 from . import VERSION
 
+# an engine's file: its bare name or NAME.so
+_ENGINE_FILE = re.compile(r"^(librpma_\w+_(?:client|server))(?:\.so)?$")
+
 
 def _run(cmd, timeout=20):
     try:
@@ -103,6 +106,21 @@ def memory():
     return info
 
 
+def _engines():
+    """The fio engines found where fio loads them from, by name: the file
+    (its bare name, or NAME.so) of the first directory that holds it. An
+    engine found nowhere is left out, so this needs no list of names."""
+    engines = {}
+    paths = (os.environ.get("LD_LIBRARY_PATH", "").split(":")
+             + ["/usr/lib/x86_64-linux-gnu", "/usr/local/lib/rpma"])
+    for d in filter(None, paths):
+        for p in sorted(glob.glob(os.path.join(d, "librpma_*_*"))):
+            m = _ENGINE_FILE.match(os.path.basename(p))
+            if m:
+                engines.setdefault(m.group(1), os.path.realpath(p))
+    return engines
+
+
 def collect():
     """This host's environment, as a JSON-ready dict."""
     osr = _read("/etc/os-release") or ""
@@ -111,22 +129,6 @@ def collect():
     model = re.search(r"^model name\s*:\s*(.*)$", cpu, re.M)
     fio = _run(["fio", "--version"])
     rpma_pc = _run(["pkg-config", "--modversion", "librpma"])
-    engines = {}
-    for e in ("apm", "gpspm", "aof"):
-        for side in ("client", "server"):
-            name = "librpma_%s_%s" % (e, side)
-            found = None
-            paths = (os.environ.get("LD_LIBRARY_PATH", "").split(":")
-                     + ["/usr/lib/x86_64-linux-gnu", "/usr/local/lib/rpma"])
-            for d in filter(None, paths):
-                for cand in (name, name + ".so"):
-                    p = os.path.join(d, cand)
-                    if os.path.exists(p):
-                        found = os.path.realpath(p)
-                        break
-                if found:
-                    break
-            engines[name] = found
     return {
         "hostname": socket.gethostname(),
         "os": pretty.group(1) if pretty else None,
@@ -138,7 +140,7 @@ def collect():
         "rpma": {"rpma_qualify": VERSION,
                  "librpma_pkgconfig": rpma_pc.strip() if rpma_pc else None,
                  "librpma0_package": _dpkg_version("librpma0"),
-                 "engines": engines},
+                 "engines": _engines()},
         "perftest": _dpkg_version("perftest"),
         "cpu_model": model.group(1) if model else None,
         "cpus": os.cpu_count(),

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "workspace.hh"
+#include "wire_format.hh"
 
 using rpma_fio::decode_workspace;
 using rpma_fio::encode_workspace;

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "gpspm_msg.hh"
+#include "wire_format.hh"
 
 template <typename Unpack, typename Pack, typename Same>
 void check_repack(const uint8_t *data, size_t len, Unpack unpack, Pack pack, size_t size, Same same)

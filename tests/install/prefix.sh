@@ -3,7 +3,8 @@
 # tests/install/prefix.sh -- `make install DESTDIR=...` writes under the
 # configured prefix only, except the engines' bare-name links, which go to
 # FIO_ENGINE_LINK_DIR only when configure was asked for them
-# (--with-fio-engine-links), each pointing at an installed engine.
+# (--with-fio-engine-links), each pointing at an installed engine; the
+# installed engines.list names the installed engines, no more, no less.
 set -euo pipefail
 : "${top_builddir:?}" "${prefix:?}"
 links=${FIO_ENGINE_LINK_DIR:-}
@@ -35,6 +36,12 @@ done)
 check "every file under $prefix${links:+ or a link in $links}" test -z "$outside"
 
 engines=$(cd "$dest" && find ".$prefix" -name 'librpma_*.so' | sed 's|^\.||')
+# the list the packages read names exactly the engines installed
+list=$(cd "$dest" && find ".$prefix" -name engines.list)
+if [ -n "$engines$list" ]; then
+	check "$prefix's engines.list names the engines installed" test \
+		"$(sort "$dest/$list" 2>/dev/null)" = "$(for e in $engines; do basename "$e" .so; done | sort)"
+fi
 if [ -n "$links" ]; then
 	for e in $engines; do
 		name=$(basename "$e" .so)
