@@ -11,7 +11,10 @@ Result FlushRequests::setup(thread_data *td, rpma_peer *peer, rpma_conn *conn, u
 	td_ = td;
 	conn_ = conn;
 	slots_ = slots;
-	msgs_.assign(MSG_ROOM * 2 * slots_, 0);
+	if (!msgs_.allocate(MSG_ROOM * 2 * slots_)) {
+		report(td_, "cannot allocate %zu bytes of message buffers", MSG_ROOM * 2 * slots_);
+		return job_failed(td_, ENOMEM, "message buffers");
+	}
 	send_busy_.assign(slots_, false);
 	unanswered_.reserve(slots_);
 	int ret = rpma_mr_reg(peer, msgs_.data(), msgs_.size(),

@@ -4,8 +4,9 @@
 // also sends its end-of-run notice with it).
 //
 // Message buffers: `slots` receive buffers, then `slots` send buffers, each
-// MSG_ROOM bytes. Receive k and send k are independent: a response lands in
-// whichever receive the network takes next.
+// MSG_ROOM bytes of one MsgMemory (no request crosses a page boundary).
+// Receive k and send k are independent: a response lands in whichever
+// receive the network takes next.
 //
 // A server answers the flush requests in the order they were sent (the old
 // server did too, and the old client relied on it as well): a response
@@ -86,7 +87,7 @@ private:
 
 	thread_data *td_ = nullptr;
 	rpma_conn *conn_ = nullptr;
-	std::vector<char> msgs_;
+	MsgMemory msgs_;
 	rpma_mr_local *mr_ = nullptr;
 	uint32_t slots_ = 0;
 	std::vector<bool> send_busy_;

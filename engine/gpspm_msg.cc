@@ -9,6 +9,8 @@
 // a missing field.
 #include "gpspm_msg.hh"
 
+#include <unistd.h>
+
 #include <cstring>
 
 namespace rpma_fio {
@@ -131,6 +133,19 @@ bool unpack_fixed64s(const uint8_t *p, size_t len, unsigned want, uint64_t *out)
 	return seen == (1u << want) - 1;
 }
 
+}
+
+bool MsgMemory::allocate(size_t bytes)
+{
+	const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+	// aligned_alloc takes whole multiples of the alignment
+	const size_t whole = (bytes + page - 1) / page * page;
+	mem_.reset(static_cast<char *>(std::aligned_alloc(page, whole)));
+	if (!mem_)
+		return false;
+	std::memset(mem_.get(), 0, whole);
+	size_ = bytes;
+	return true;
 }
 
 std::string why_no_message(const ibv_wc &wc)

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -50,6 +52,28 @@ inline bool holds_message(const ibv_wc &wc)
 
 // For the peer's name in a message: what it did instead (!holds_message).
 std::string why_no_message(const ibv_wc &wc);
+
+// The memory a client sends its messages from: zeroed and page-aligned, so
+// that no room of MSG_ROOM bytes (a divisor of the page size) crosses a
+// page boundary. siw (Soft-iWARP) sends a message of up to 32 bytes that
+// crosses one with wrong bytes when its transmit thread sends it (the send
+// queue was busy when it was posted): docs/platforms.md, "What differs on
+// iWARP".
+class MsgMemory {
+public:
+	// false if the memory cannot be had
+	bool allocate(size_t bytes);
+	char *data() const { return mem_.get(); }
+	size_t size() const { return size_; }
+	char &operator[](size_t off) { return mem_[off]; }
+
+private:
+	struct Free {
+		void operator()(char *p) const { std::free(p); }
+	};
+	std::unique_ptr<char[], Free> mem_;
+	size_t size_ = 0;
+};
 
 struct FlushRequest {
 	uint64_t offset, length, op_context;

@@ -9,6 +9,8 @@
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -98,6 +100,7 @@ class GpspmMsgTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(any_bytes_get_protobuf_c_verdict);
 	CPPUNIT_TEST(too_little_room_packs_nothing);
 	CPPUNIT_TEST(server_msg_layout_is_tight);
+	CPPUNIT_TEST(client_rooms_stay_within_a_page);
 	CPPUNIT_TEST_SUITE_END();
 
 	std::mt19937_64 rng{20261130};
@@ -287,6 +290,25 @@ public:
 				claim(l.send_off(k), l.send_room(), int(2 * k + 1));
 				CPPUNIT_ASSERT_EQUAL(size_t(0), l.send_off(k) % 8);
 			}
+		}
+	}
+
+	// A client sends its requests from rooms MSG_ROOM apart in one
+	// MsgMemory: page-aligned, a room never crosses a page boundary,
+	// which siw would send with wrong bytes.
+	void client_rooms_stay_within_a_page()
+	{
+		using rpma_fio::MSG_ROOM;
+		const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+		CPPUNIT_ASSERT_EQUAL(size_t(0), page % MSG_ROOM);
+		for (size_t slots : {1, 3, 16, 33}) {
+			rpma_fio::MsgMemory m;
+			CPPUNIT_ASSERT(m.allocate(2 * slots * MSG_ROOM));
+			CPPUNIT_ASSERT_EQUAL(2 * slots * MSG_ROOM, m.size());
+			CPPUNIT_ASSERT_EQUAL(uintptr_t(0),
+					     reinterpret_cast<uintptr_t>(m.data()) % page);
+			for (size_t i = 0; i < m.size(); i++)
+				CPPUNIT_ASSERT_EQUAL('\0', m[i]);
 		}
 	}
 };
