@@ -272,12 +272,13 @@ public:
 	}
 
 	// A 27-byte message (a GPSPM flush request) with 16 bytes before a
-	// page boundary, posted behind a 1 MiB write that keeps the send
-	// queue busy, several times: it must arrive as it was sent.
+	// page boundary, posted behind a 16 MiB write that keeps the send
+	// queue busy (more than a TCP socket buffers), several times: it must
+	// arrive as it was sent.
 	void short_send_across_pages()
 	{
-		constexpr int ROUNDS = 8;
-		constexpr size_t LEN = 27, FIRST = 16, BIG = 1 << 20;
+		constexpr int ROUNDS = 4;
+		constexpr size_t LEN = 27, FIRST = 16, BIG = 16 << 20;
 		const auto page = (size_t)sysconf(_SC_PAGESIZE);
 		std::vector<unsigned char> target(BIG, 0);
 		MrLocal tmr = reg(server_peer_.get(), target.data(), BIG, RPMA_MR_USAGE_WRITE_DST);
