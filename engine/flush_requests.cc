@@ -12,7 +12,10 @@ Result FlushRequests::setup(thread_data *td, rpma_peer *peer, rpma_conn *conn, u
 	conn_ = conn;
 	slots_ = slots;
 	layout_ = ClientMsgLayout(slots_);
-	msgs_.assign(layout_.bytes(), 0);
+	if (!msgs_.allocate(layout_.bytes())) {
+		report(td_, "cannot allocate %zu bytes of message buffers", layout_.bytes());
+		return job_failed(td_, ENOMEM, "message buffers");
+	}
 	send_busy_.assign(slots_, false);
 	unanswered_.reserve(slots_);
 	int ret = rpma_mr_reg(peer, msgs_.data(), msgs_.size(),

@@ -3,7 +3,8 @@
 // out, their responses in (librpma_gpspm_client; librpma_aof_client, which
 // also sends its end-of-run notice with it).
 //
-// Message buffers: ClientMsgLayout (wire_format.hh).
+// Message buffers: ClientMsgLayout (wire_format.hh), in one MsgMemory
+// (msg_memory.hh): no room crosses a page boundary.
 //
 // A server answers the flush requests in the order they were sent (the old
 // server did too, and the old client relied on it as well): a response
@@ -16,10 +17,11 @@
 
 #include "conn_events.hh"
 #include "fio.hh"
-#include "wire_format.hh"
+#include "msg_memory.hh"
 #include "report.hh"
 #include "result.hh"
 #include "ring.hh"
+#include "wire_format.hh"
 
 #include <infiniband/verbs.h>
 #include <librpma.h>
@@ -82,7 +84,7 @@ private:
 
 	thread_data *td_ = nullptr;
 	rpma_conn *conn_ = nullptr;
-	std::vector<char> msgs_;
+	MsgMemory msgs_;
 	rpma_mr_local *mr_ = nullptr;
 	uint32_t slots_ = 0;
 	ClientMsgLayout layout_{0};

@@ -3,11 +3,14 @@
 // protobuf-c's code generated from the same gpspm_flush.proto: the same
 // bytes out, the same verdict and values on any bytes in, and no
 // allocation on the data path. No fio, no RDMA.
+#include "msg_memory.hh"
 #include "wire_format.hh"
 #include "gpspm_flush.pb-c.h"
 
 #include <cppunit/TestFixture.h>
 #include <cppunit/extensions/HelperMacros.h>
+
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -97,6 +100,7 @@ class GpspmMsgTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(odd_but_valid_encodings_read_alike);
 	CPPUNIT_TEST(any_bytes_get_protobuf_c_verdict);
 	CPPUNIT_TEST(too_little_room_packs_nothing);
+	CPPUNIT_TEST(client_rooms_stay_within_a_page);
 	CPPUNIT_TEST_SUITE_END();
 
 	std::mt19937_64 rng{20261130};
@@ -259,6 +263,30 @@ public:
 		CPPUNIT_ASSERT_EQUAL(size_t(0),
 				     rpma_fio::pack_response(3, buf,
 							     rpma_fio::FLUSH_RESPONSE_SIZE - 1));
+	}
+
+	// A client sends its requests from the rooms of a ClientMsgLayout in
+	// one MsgMemory: page-aligned, no room crosses a page boundary, which
+	// siw would send with wrong bytes.
+	void client_rooms_stay_within_a_page()
+	{
+		const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+		for (size_t slots : {1, 3, 16, 33}) {
+			const rpma_fio::ClientMsgLayout l(slots);
+			rpma_fio::MsgMemory m;
+			CPPUNIT_ASSERT(m.allocate(l.bytes()));
+			CPPUNIT_ASSERT_EQUAL(l.bytes(), m.size());
+			const auto base = reinterpret_cast<uintptr_t>(m.data());
+			auto within_a_page = [&](size_t off, size_t len) {
+				CPPUNIT_ASSERT_EQUAL((base + off) / page, (base + off + len - 1) / page);
+			};
+			for (size_t k = 0; k < slots; k++) {
+				within_a_page(l.recv_off(k), rpma_fio::MSG_ROOM);
+				within_a_page(l.send_off(k), l.send_room());
+			}
+			for (size_t i = 0; i < m.size(); i++)
+				CPPUNIT_ASSERT_EQUAL('\0', m[i]);
+		}
 	}
 };
 
