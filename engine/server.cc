@@ -30,6 +30,8 @@ Server *server_of(thread_data *td)
 // A connection holds two descriptors (its connection events, its
 // completion channel); fio and the device take some more.
 constexpr size_t FDS_PER_CONNECTION = 2, FDS_BESIDE = 64;
+// Requests that could not be taken in a row before the job gives up.
+constexpr unsigned MAX_FAILED_REQUESTS = 16;
 
 // For a failed registration: the limit of locked memory, if one applies.
 std::string memlock_hint()
@@ -281,7 +283,19 @@ Result Server::next_request(rpma_conn_req **req)
 	rpma_conn_cfg_delete(&cfg);
 	if (ret == RPMA_E_NO_EVENT)
 		return Result::RETRY;
-	return ret ? rpma_failed(td_, "rpma_ep_next_conn_req", ret) : Result::DONE;
+	if (!ret) {
+		failed_requests_ = 0;
+		return Result::DONE;
+	}
+	// One request that cannot be taken (its client gave up meanwhile, the
+	// device is out of queues) fails its client alone, which is rejected
+	// and may try again; an endpoint that fails every time fails the job.
+	if (ret == RPMA_E_INVAL || ++failed_requests_ > MAX_FAILED_REQUESTS)
+		return rpma_failed(td_, "rpma_ep_next_conn_req", ret);
+	report(td_, "a connection request to %s:%s could not be taken (%s); its client may try "
+		    "again",
+	       options_of(td_).serverip, port_.c_str(), rpma_err_2str(ret));
+	return Result::RETRY;
 }
 
 Result Server::accept_one()
