@@ -49,6 +49,17 @@ def _safe(name):
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name)
 
 
+def _interrupt(proc, grace_s):
+    """Ends a fio --client: SIGINT first, so that fio ends the jobs it
+    started on the servers; killed if it has not ended grace_s later."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def fio_host(host):
     """The address part of a fio --client host (fio accepts HOST,PORT)."""
     return host.split(",")[0]
@@ -180,12 +191,7 @@ class Runner:
             try:
                 rc = p.wait(timeout=limit_s)
             except subprocess.TimeoutExpired:
-                p.send_signal(signal.SIGINT)
-                try:
-                    p.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+                _interrupt(p, 20)
                 rc = "hang"
         with open(outp) as f:
             return rc, f.read()
@@ -282,12 +288,7 @@ class Runner:
                 if r:
                     break
         finally:
-            server.send_signal(signal.SIGINT)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            _interrupt(server, 30)
             outp.close()
         if r:
             b[key] = {"status": "done", "result": r, "attempts": len(tries),
