@@ -23,7 +23,9 @@ def _env_files(items):
 def cmd_run(a):
     overrides = {"ramp_time": a.ramp_time, "runtime": a.runtime,
                  "repeats": a.repeats}
-    plan = planmod.load(a.plan, overrides)
+    plan = planmod.select(planmod.load(a.plan, overrides), a.only)
+    if a.no_baselines:
+        plan["baseline"]["tests"] = []
     planmod.points(plan)
     res = runner.new(plan, a.out, a.target, a.initiator, a.target_rdma,
                      a.ssh, _env_files(a.env_file))
@@ -74,7 +76,7 @@ def cmd_env(a):
 
 def cmd_plans(a):
     if a.name:
-        p = planmod.load(a.name)
+        p = planmod.select(planmod.load(a.name), a.only)
         pts = planmod.points(p)
         for pt in pts:
             print(pt["id"])
@@ -115,6 +117,11 @@ def main(argv=None):
     r.add_argument("--ramp-time", type=int)
     r.add_argument("--runtime", type=int)
     r.add_argument("--repeats", type=int)
+    r.add_argument("--no-baselines", action="store_true",
+                   help="no perftest baselines (nor fractions of them)")
+    r.add_argument("--only", action="append", metavar="PATTERN",
+                   help="only the points of this series, or whose ids "
+                   "match this shell pattern (repeatable)")
     r.set_defaults(func=cmd_run)
     c = sub.add_parser("continue", help="go on with an interrupted run",
                        parents=[progress])
@@ -133,6 +140,8 @@ def main(argv=None):
     e.set_defaults(func=cmd_env)
     pl = sub.add_parser("plans", help="the shipped plans, or a plan's points")
     pl.add_argument("name", nargs="?")
+    pl.add_argument("--only", action="append", metavar="PATTERN",
+                    help="as run's --only")
     pl.set_defaults(func=cmd_plans)
     a = ap.parse_args(argv)
     if a.cmd == "compare" and len(a.dirs) < 2:

@@ -81,8 +81,11 @@ class Host:
     def command(self, argv):
         if self.local:
             return argv
-        return ["ssh", "-o", "BatchMode=yes", fio_host(self.name),
-                " ".join(shlex.quote(a) for a in argv)]
+        # RPMA_QUALIFY_SSH: the lab's own ssh command (a config file, a
+        # user, a jump host), as git's GIT_SSH_COMMAND
+        ssh = shlex.split(os.environ.get("RPMA_QUALIFY_SSH") or "ssh")
+        return ssh + ["-o", "BatchMode=yes", fio_host(self.name),
+                      " ".join(shlex.quote(a) for a in argv)]
 
     def run(self, argv, timeout=60):
         try:
@@ -358,9 +361,11 @@ class Runner:
                 if rc != 0:
                     why.append("fio exit %s" % rc)
                 if m["errors"]:
-                    why.append("job errors %s" % ", ".join(
+                    # the engines' own words say why better than errno
+                    why.append("job errors %s%s" % (", ".join(
                         "%s %s: %d" % (e["host"], e["job"], e["error"])
-                        for e in m["errors"]))
+                        for e in m["errors"]), "".join(
+                            " | " + ln for ln in m["engine_messages"])))
                 if m["verify_errors"]:
                     why.append("%d verify errors" % m["verify_errors"])
                 if m["server_jobs"] == 0:
