@@ -22,7 +22,7 @@ def _env_files(items):
 
 def cmd_run(a):
     overrides = {"ramp_time": a.ramp_time, "runtime": a.runtime,
-                 "repeats": a.repeats}
+                 "repeats": a.repeats, "size": a.size}
     plan = planmod.select(planmod.load(a.plan, overrides), a.only)
     if a.no_baselines:
         plan["baseline"]["tests"] = []
@@ -117,6 +117,8 @@ def main(argv=None):
     r.add_argument("--ramp-time", type=int)
     r.add_argument("--runtime", type=int)
     r.add_argument("--repeats", type=int)
+    r.add_argument("--size", help="each client's region (fio's size=; an "
+                   "append-only log's point appends it once)")
     r.add_argument("--no-baselines", action="store_true",
                    help="no perftest baselines (nor fractions of them)")
     r.add_argument("--only", action="append", metavar="PATTERN",

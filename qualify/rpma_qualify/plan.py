@@ -126,6 +126,12 @@ def normalize(plan, overrides=None):
     for t in p["thresholds"]:
         if "metric" not in t or ("max" not in t and "min" not in t):
             raise PlanError("threshold %r needs a metric and a max or min" % t)
+    try:
+        size = size_bytes(p["size"])
+    except ValueError:
+        size = 0
+    if size <= AOF_HEADER:
+        raise PlanError("size %r: a size above 4k (16m, 65536)" % p["size"])
     for k in ("ramp_time", "runtime", "repeats"):
         if not isinstance(p[k], int) or p[k] < (1 if k == "repeats" else 0):
             raise PlanError("%s must be a whole number (%r)" % (k, p[k]))

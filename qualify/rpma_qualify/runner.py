@@ -99,7 +99,9 @@ class Host:
         if self.local:
             return env.collect(), "measured here"
         if self.ssh:
-            rc, out, err = self.run(["rpma-qualify", "env"])
+            # once per host, and a slow one (an emulated guest of a loaded
+            # machine took over 60 s) must not go unrecorded for it
+            rc, out, err = self.run(["rpma-qualify", "env"], timeout=300)
             if rc == 0:
                 try:
                     return json.loads(out), "over ssh"

@@ -367,7 +367,11 @@ class Plans(unittest.TestCase):
                {"series": [{"name": "a", "mode": "apm", "rw": "write",
                             "memory": "hbm"}]},
                {"series": [{"name": "a", "mode": "apm", "rw": "write"},
-                           {"name": "a", "mode": "apm", "rw": "read"}]}]
+                           {"name": "a", "mode": "apm", "rw": "read"}]},
+               {"size": "bogus", "series": [
+                   {"name": "a", "mode": "apm", "rw": "write"}]},
+               {"size": "4k", "series": [
+                   {"name": "a", "mode": "apm", "rw": "write"}]}]
         for b in bad:
             with self.assertRaises(planmod.PlanError, msg=b):
                 planmod.normalize(b)
