@@ -3,6 +3,7 @@
 mode, every state in DIR/results.json (rewritten after each step, so that
 a crash or a reboot loses at most the step under way)."""
 
+import concurrent.futures
 import json
 import os
 import re
@@ -163,6 +164,12 @@ class Runner:
         files = self.setup.get("env_files", {})
         roles = [(self.target, "target")] + [(h, "initiator")
                                              for h in self.initiators]
+        # every host measured at once: over ssh each may take minutes
+        todo = [h for h, _ in roles if h.name not in files and
+                self.res["hosts"].get(h.name, {}).get("env") is None]
+        with concurrent.futures.ThreadPoolExecutor(len(todo) or 1) as pool:
+            measured = dict(zip([h.name for h in todo],
+                                pool.map(Host.environment, todo)))
         for host, role in roles:
             entry = self.res["hosts"].get(host.name, {})
             entry["role"] = role
@@ -170,8 +177,8 @@ class Runner:
                 with open(files[host.name]) as f:
                     entry["env"] = json.load(f)
                 entry["env_source"] = "file %s" % files[host.name]
-            elif entry.get("env") is None:
-                entry["env"], entry["env_source"] = host.environment()
+            elif host.name in measured:
+                entry["env"], entry["env_source"] = measured[host.name]
             entry["memory_kinds"] = sorted(
                 {self.plan["memory"][s["memory"]].get("kind", s["memory"])
                  for s in self.plan["series"]}) if role == "target" else None
