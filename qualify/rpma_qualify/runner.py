@@ -61,6 +61,13 @@ def _interrupt(proc, grace_s):
         proc.wait()
 
 
+def _on_each(hosts, method):
+    """{host name: method(host)}, every host at once: over ssh each may
+    take seconds, and an emulated guest of a loaded machine minutes."""
+    with concurrent.futures.ThreadPoolExecutor(len(hosts) or 1) as pool:
+        return dict(zip([h.name for h in hosts], pool.map(method, hosts)))
+
+
 def fio_host(host):
     """The address part of a fio --client host (fio accepts HOST,PORT)."""
     return host.split(",")[0]
@@ -164,12 +171,9 @@ class Runner:
         files = self.setup.get("env_files", {})
         roles = [(self.target, "target")] + [(h, "initiator")
                                              for h in self.initiators]
-        # every host measured at once: over ssh each may take minutes
         todo = [h for h, _ in roles if h.name not in files and
                 self.res["hosts"].get(h.name, {}).get("env") is None]
-        with concurrent.futures.ThreadPoolExecutor(len(todo) or 1) as pool:
-            measured = dict(zip([h.name for h in todo],
-                                pool.map(Host.environment, todo)))
+        measured = _on_each(todo, Host.environment)
         for host, role in roles:
             entry = self.res["hosts"].get(host.name, {})
             entry["role"] = role
@@ -344,12 +348,12 @@ class Runner:
             jobs = planmod.job_files(self.plan, pt, self.setup["target_rdma"],
                                      self.setup["initiators"], port)
             hosts = [self.target] + self.initiators
-            before = {h.name: h.counters() for h in hosts}
+            before = _on_each(hosts, Host.counters)
             stem = "%s.rep%d" % (_safe(pt["id"]), rep + 1)
             rc, text = self.fio_client(
                 [(self.target.name, jobs["server"])] + jobs["clients"],
                 stem, limit)
-            after = {h.name: h.counters() for h in hosts}
+            after = _on_each(hosts, Host.counters)
             r = {"status": "done", "fio_rc": rc, "port": port,
                  "fio_output": os.path.join("fio", stem + ".out"),
                  "started": time.strftime("%Y-%m-%dT%H:%M:%SZ",
