@@ -22,25 +22,19 @@ def _env_files(items):
 
 def cmd_run(a):
     overrides = {"ramp_time": a.ramp_time, "runtime": a.runtime,
-                 "repeats": a.repeats}
-    try:
-        plan = planmod.load(a.plan, overrides)
-        planmod.points(plan)
-        res = runner.new(plan, a.out, a.target, a.initiator, a.target_rdma,
-                         a.ssh, _env_files(a.env_file))
-    except (planmod.PlanError, runner.RunError) as e:
-        print("rpma-qualify: %s" % e, file=sys.stderr)
-        return 2
+                 "repeats": a.repeats, "size": a.size}
+    plan = planmod.select(planmod.load(a.plan, overrides), a.only)
+    if a.no_baselines:
+        plan["baseline"]["tests"] = []
+    planmod.points(plan)
+    res = runner.new(plan, a.out, a.target, a.initiator, a.target_rdma,
+                     a.ssh, _env_files(a.env_file))
     failed = runner.Runner(a.out, res, a.quiet, a.stop_after).run()
     return 1 if failed else 0
 
 
 def cmd_continue(a):
-    try:
-        res = runner.load(a.dir)
-    except runner.RunError as e:
-        print("rpma-qualify: %s" % e, file=sys.stderr)
-        return 2
+    res = runner.load(a.dir)
     if a.retry_failed:
         for p in res["points"]:
             for i, r in enumerate(p["repeats"]):
@@ -52,12 +46,7 @@ def cmd_continue(a):
 
 def cmd_report(a):
     from . import report
-    try:
-        res = runner.load(a.dir)
-    except runner.RunError as e:
-        print("rpma-qualify: %s" % e, file=sys.stderr)
-        return 2
-    passed = report.write(a.dir, res)
+    passed = report.write(a.dir, runner.load(a.dir))
     print("%s: %s" % (os.path.join(a.dir, "report.html"),
                       "verdict PASS" if passed else "verdict FAIL"))
     return 0 if passed else 1
@@ -65,11 +54,7 @@ def cmd_report(a):
 
 def cmd_compare(a):
     from . import report
-    try:
-        runs = [runner.load(d) for d in a.dirs]
-    except runner.RunError as e:
-        print("rpma-qualify: %s" % e, file=sys.stderr)
-        return 2
+    runs = [runner.load(d) for d in a.dirs]
     os.makedirs(a.out, exist_ok=True)
     # the runs by their directories' names where those tell them apart
     names = [os.path.basename(os.path.normpath(d)) for d in a.dirs]
@@ -91,12 +76,8 @@ def cmd_env(a):
 
 def cmd_plans(a):
     if a.name:
-        try:
-            p = planmod.load(a.name)
-            pts = planmod.points(p)
-        except planmod.PlanError as e:
-            print("rpma-qualify: %s" % e, file=sys.stderr)
-            return 2
+        p = planmod.select(planmod.load(a.name), a.only)
+        pts = planmod.points(p)
         for pt in pts:
             print(pt["id"])
         per = p["ramp_time"] + p["runtime"]
@@ -114,7 +95,12 @@ def main(argv=None):
         description="Qualification runs of the librpma fio engines.")
     ap.add_argument("--version", action="version", version=VERSION)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run", help="run a plan")
+    # what run and continue share: how much to run now, and how to say it
+    progress = argparse.ArgumentParser(add_help=False)
+    progress.add_argument("--quiet", action="store_true")
+    progress.add_argument("--stop-after", type=int, metavar="N",
+                          help="stop after N repeats (continue goes on)")
+    r = sub.add_parser("run", help="run a plan", parents=[progress])
     r.add_argument("plan", help="a plan file, or quick / full")
     r.add_argument("--target", required=True,
                    help="the target's fio --server (HOST or HOST,PORT)")
@@ -131,16 +117,18 @@ def main(argv=None):
     r.add_argument("--ramp-time", type=int)
     r.add_argument("--runtime", type=int)
     r.add_argument("--repeats", type=int)
-    r.add_argument("--quiet", action="store_true")
-    r.add_argument("--stop-after", type=int, metavar="N",
-                   help="stop after N repeats (continue goes on)")
+    r.add_argument("--size", help="each client's region (fio's size=; an "
+                   "append-only log's point appends it once)")
+    r.add_argument("--no-baselines", action="store_true",
+                   help="no perftest baselines (nor fractions of them)")
+    r.add_argument("--only", action="append", metavar="PATTERN",
+                   help="only the points of this series, or whose ids "
+                   "match this shell pattern (repeatable)")
     r.set_defaults(func=cmd_run)
-    c = sub.add_parser("continue", help="go on with an interrupted run")
+    c = sub.add_parser("continue", help="go on with an interrupted run",
+                       parents=[progress])
     c.add_argument("dir")
     c.add_argument("--retry-failed", action="store_true")
-    c.add_argument("--quiet", action="store_true")
-    c.add_argument("--stop-after", type=int, metavar="N",
-                   help="stop after N repeats")
     c.set_defaults(func=cmd_continue)
     rep = sub.add_parser("report", help="report.html, verdict.json, junit.xml")
     rep.add_argument("dir")
@@ -154,8 +142,15 @@ def main(argv=None):
     e.set_defaults(func=cmd_env)
     pl = sub.add_parser("plans", help="the shipped plans, or a plan's points")
     pl.add_argument("name", nargs="?")
+    pl.add_argument("--only", action="append", metavar="PATTERN",
+                    help="as run's --only")
     pl.set_defaults(func=cmd_plans)
     a = ap.parse_args(argv)
     if a.cmd == "compare" and len(a.dirs) < 2:
         ap.error("compare wants two runs at least")
-    return a.func(a)
+    # a plan or a run directory the command cannot use: its message, exit 2
+    try:
+        return a.func(a)
+    except (planmod.PlanError, runner.RunError) as e:
+        print("rpma-qualify: %s" % e, file=sys.stderr)
+        return 2

@@ -33,9 +33,23 @@ def _read(path):
         return None
 
 
-def _dpkg_version(pkg):
-    out = _run(["dpkg-query", "-W", "-f=${Version}", pkg])
-    return out or None
+# the packages whose versions the record names
+PACKAGES = ("rdma-core", "libibverbs1", "librpma0", "perftest")
+
+
+def _dpkg_versions():
+    """{package: version} of PACKAGES: one dpkg-query, since each reads
+    the whole package database (seconds on a cold cache, minutes in an
+    emulated guest); a package it does not know is left out (its exit
+    status is then 1)."""
+    try:
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Package}\t${Version}\n"]
+                           + list(PACKAGES), capture_output=True, text=True,
+                           timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    return dict(ln.split("\t", 1) for ln in r.stdout.splitlines()
+                if "\t" in ln and ln.split("\t", 1)[1])
 
 
 def parse_ibv_devinfo(text):
@@ -129,19 +143,20 @@ def collect():
     model = re.search(r"^model name\s*:\s*(.*)$", cpu, re.M)
     fio = _run(["fio", "--version"])
     rpma_pc = _run(["pkg-config", "--modversion", "librpma"])
+    pkgs = _dpkg_versions()
     return {
         "hostname": socket.gethostname(),
         "os": pretty.group(1) if pretty else None,
         "debian_version": _read("/etc/debian_version"),
         "kernel": platform.release(),
         "arch": platform.machine(),
-        "rdma_core": _dpkg_version("rdma-core") or _dpkg_version("libibverbs1"),
+        "rdma_core": pkgs.get("rdma-core") or pkgs.get("libibverbs1"),
         "fio": fio.strip() if fio else None,
         "rpma": {"rpma_qualify": VERSION,
                  "librpma_pkgconfig": rpma_pc.strip() if rpma_pc else None,
-                 "librpma0_package": _dpkg_version("librpma0"),
+                 "librpma0_package": pkgs.get("librpma0"),
                  "engines": _engines()},
-        "perftest": _dpkg_version("perftest"),
+        "perftest": pkgs.get("perftest"),
         "cpu_model": model.group(1) if model else None,
         "cpus": os.cpu_count(),
         "rdma_devices": rdma_devices(),

@@ -15,6 +15,10 @@ SERVER_JOB = "qualify-server"
 CLIENT_JOB = "qualify-client"
 # fio's lines about a block that did not read back as written
 VERIFY_LINE = re.compile(r"verify|bad magic|bad pattern|crc32c", re.I)
+# what the engines tell a user on the hosts, notices and errors (`<host>
+# librpma_apm_server[1]: cannot open ...`), but a client waiting for its
+# server
+ENGINE_LINE = re.compile(r"^<[^>]*> librpma_\w+\[\d+\]: (?!waiting for)")
 
 
 class FioOutputError(Exception):
@@ -140,6 +144,7 @@ def point_metrics(report, relayed, rw):
     m["verify_errors"] = (sum(1 for e in errs if e["error"] == errno.EILSEQ)
                           + len(verify_lines))
     m["verify_lines"] = verify_lines[:10]
+    m["engine_messages"] = [ln for ln in relayed if ENGINE_LINE.match(ln)][:4]
     m["verified_bytes"] = (sum(j["read"].get("io_bytes", 0) for j in clients)
                            if rw in ("write", "randwrite") else 0)
     m["server_jobs"] = len(servers)

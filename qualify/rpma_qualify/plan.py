@@ -2,6 +2,7 @@
 """Plans: what to run. A plan is a JSON file; docs/qualify.md and the man
 page rpma-qualify(1) describe every field."""
 
+import fnmatch
 import itertools
 import json
 import os
@@ -19,6 +20,9 @@ MODES = {
 RW = ("write", "read", "randwrite", "randread", "randrw")
 WRITES = ("write", "randwrite", "randrw")
 AXES = ("bs", "iodepth", "numjobs", "clients")
+# an append-only log's records start this far into the server's memory,
+# after its tail pointer: the client's "file" is the rest (engines.md)
+AOF_HEADER = 4096
 DEFAULT_MEMORY = {"dram": {"kind": "dram", "filename": "malloc"}}
 DEFAULTS = {
     "ramp_time": 2, "runtime": 10, "repeats": 3, "size": "16m",
@@ -122,6 +126,12 @@ def normalize(plan, overrides=None):
     for t in p["thresholds"]:
         if "metric" not in t or ("max" not in t and "min" not in t):
             raise PlanError("threshold %r needs a metric and a max or min" % t)
+    try:
+        size = size_bytes(p["size"])
+    except ValueError:
+        size = 0
+    if size <= AOF_HEADER:
+        raise PlanError("size %r: a size above 4k (16m, 65536)" % p["size"])
     for k in ("ramp_time", "runtime", "repeats"):
         if not isinstance(p[k], int) or p[k] < (1 if k == "repeats" else 0):
             raise PlanError("%s must be a whole number (%r)" % (k, p[k]))
@@ -149,6 +159,8 @@ def points(plan):
         for bs, qd, nj, cl in itertools.product(
                 s["bs"], s["iodepth"], s["numjobs"], s["clients"]):
             v = {"bs": bs, "iodepth": qd, "numjobs": nj, "clients": cl}
+            if not _selected(plan, point_id(s, v), s["name"]):
+                continue
             if nj > 1 and cl > 1:
                 raise PlanError("series %s: numjobs=%d and clients=%d in one "
                                 "point; sweep one of them" % (s["name"], nj, cl))
@@ -160,9 +172,34 @@ def points(plan):
     return out
 
 
+def _selected(plan, pid, series):
+    only = plan.get("only")
+    return not only or series in only or any(
+        fnmatch.fnmatchcase(pid, pat) for pat in only)
+
+
+def select(plan, patterns):
+    """The plan restricted to the points that one of patterns names: a
+    series by its name, or points by a shell pattern of their ids
+    (apm-devdax/bs=4k/iodepth=1/*), kept as the plan's "only". The
+    series and the thresholds of a series left out go."""
+    if not patterns:
+        return plan
+    p = json.loads(json.dumps(plan))
+    p["only"] = list(patterns)
+    names = {pt["series"] for pt in points(p)}
+    if not names:
+        raise PlanError("--only %s: no point of the plan matches"
+                        % " ".join(patterns))
+    p["series"] = [s for s in p["series"] if s["name"] in names]
+    p["thresholds"] = [t for t in p["thresholds"]
+                       if t.get("series", min(names)) in names]
+    return p
+
+
 def baseline_sizes(plan):
     sizes = plan["baseline"].get("sizes") or sorted(
-        {size_bytes(b) for s in plan["series"] for b in s["bs"]})
+        {size_bytes(pt["bs"]) for pt in points(plan)})
     return [size_bytes(x) for x in sizes]
 
 
@@ -211,6 +248,8 @@ def job_files(plan, pt, target_rdma, initiators, port):
                 shares.append((host, k))
     else:
         shares.append((initiators[0], pt["numjobs"]))
+    # the client's size: its part of the server's memory
+    c_size = "%d" % (size_bytes(size) - AOF_HEADER) if aof else size
     clients = []
     for host, jobs in shares:
         c = ("[global]\nioengine=librpma_%s_client\nserverip=%s\nport=%d\n"
@@ -220,7 +259,7 @@ def job_files(plan, pt, target_rdma, initiators, port):
             c += "port_per_job=0\n"
         c += ("\n[qualify-client]\nnumjobs=%d\nrw=%s\nbs=%d\niodepth=%d\n"
               "size=%s\npercentile_list=%s\n"
-              % (jobs, pt["rw"], bs, pt["iodepth"], size,
+              % (jobs, pt["rw"], bs, pt["iodepth"], c_size,
                  "50:99:99.9:99.99"))
         if pt["rw"] == "randrw":
             c += "rwmixread=%d\n" % plan["rwmixread"]

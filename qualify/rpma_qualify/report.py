@@ -227,15 +227,34 @@ def baseline_table(res):
     return "".join(rows)
 
 
+def _head(title, columns):
+    """A table's title and header row; a column named with a leading "<"
+    is aligned left."""
+    return "<h3>%s</h3><table><tr>%s</tr>" % (title, "".join(
+        "<th class=l>%s</th>" % c[1:] if c.startswith("<") else
+        "<th>%s</th>" % c for c in columns))
+
+
+def _cells(pid, s, metrics):
+    return "".join(_cell(pid, m, summary.value(s, m)) for m in metrics)
+
+
+def _range(r):
+    return "%s..%s" % (fmt(r["min"]), fmt(r["max"])) if r else "-"
+
+
+# after the IOPS median and range
+THROUGHPUT_SHOWN = ["bw_bytes", "cpu_client_us_per_op", "cpu_server_us_per_op",
+                    "bw_fraction", "lat_fraction", "verify_errors", "rnr_naks",
+                    "retries"]
+
+
 def points_tables(res, summ):
-    h = []
-    h.append("<h3>Throughput, CPU and efficiency</h3><table><tr>"
-             "<th class=l>point</th><th>repeats</th>"
-             "<th>IOPS median</th><th>IOPS min..max</th><th>MiB/s</th>"
-             "<th>client CPU us/op</th><th>server CPU us/op</th>"
-             "<th>BW / perftest</th><th>perftest lat / p50</th>"
-             "<th>verify errors</th><th>RNR NAKs</th><th>retries</th>"
-             "<th class=l>status</th></tr>")
+    h = [_head("Throughput, CPU and efficiency", [
+        "<point", "repeats", "IOPS median", "IOPS min..max", "MiB/s",
+        "client CPU us/op", "server CPU us/op", "BW / perftest",
+        "perftest lat / p50", "verify errors", "RNR NAKs", "retries",
+        "<status"])]
     for p in res["points"]:
         s = summ[p["id"]]
         io = s.get("iops")
@@ -243,46 +262,28 @@ def points_tables(res, summ):
         status = ("failed: " + "; ".join(st) if st else
                   "%d pending" % s["pending_repeats"] if s["pending_repeats"]
                   else "done")
-        h.append("<tr><td class=l>%s</td><td>%d</td>%s<td>%s</td>%s%s%s%s%s"
-                 "%s%s%s<td class=l>%s</td></tr>" % (
+        h.append("<tr><td class=l>%s</td><td>%d</td>%s<td>%s</td>%s"
+                 "<td class=l><span class=%s>%s</span></td></tr>" % (
                      esc(p["id"]), io["n"] if io else 0,
-                     _cell(p["id"], "iops", summary.value(s, "iops")),
-                     "%s..%s" % (fmt(io["min"]), fmt(io["max"])) if io else "-",
-                     _cell(p["id"], "bw_bytes", summary.value(s, "bw_bytes")),
-                     _cell(p["id"], "cpu_client_us_per_op",
-                           summary.value(s, "cpu_client_us_per_op")),
-                     _cell(p["id"], "cpu_server_us_per_op",
-                           summary.value(s, "cpu_server_us_per_op")),
-                     _cell(p["id"], "bw_fraction",
-                           summary.value(s, "bw_fraction")),
-                     _cell(p["id"], "lat_fraction",
-                           summary.value(s, "lat_fraction")),
-                     _cell(p["id"], "verify_errors", s["verify_errors"]),
-                     _cell(p["id"], "rnr_naks", s["rnr_naks"]),
-                     _cell(p["id"], "retries", s["retries"]),
-                     "<span class=%s>%s</span>" % (
-                         "fail" if st else "pass", esc(status))))
+                     _cells(p["id"], s, ["iops"]), _range(io),
+                     _cells(p["id"], s, THROUGHPUT_SHOWN),
+                     "fail" if st else "pass", esc(status)))
     h.append("</table>")
-    h.append("<h3>Completion latency, us (median of the repeats; lower is "
-             "better)</h3><table><tr><th class=l>point</th><th>mean</th>"
-             "<th>p50</th><th>p99</th><th>p99.9</th><th>p99.99</th>"
-             "<th>max</th><th>p99.9 min..max</th></tr>")
+    h.append(_head("Completion latency, us (median of the repeats; lower is "
+                   "better)", ["<point", "mean", "p50", "p99", "p99.9",
+                               "p99.99", "max", "p99.9 min..max"]))
     for p in res["points"]:
         s = summ[p["id"]]
-        r999 = s.get("lat_p99.9")
-        h.append("<tr><td class=l>%s</td>%s%s<td>%s</td></tr>" % (
-            esc(p["id"]), _cell(p["id"], "lat_mean",
-                                summary.value(s, "lat_mean")),
-            "".join(_cell(p["id"], m, summary.value(s, m)) for m in LAT_SHOWN),
-            "%s..%s" % (fmt(r999["min"]), fmt(r999["max"])) if r999 else "-"))
+        h.append("<tr><td class=l>%s</td>%s<td>%s</td></tr>" % (
+            esc(p["id"]), _cells(p["id"], s, ["lat_mean"] + LAT_SHOWN),
+            _range(s.get("lat_p99.9"))))
     h.append("</table>")
     many = [(p, summ[p["id"]]["per_client"]) for p in res["points"]
             if summ[p["id"]].get("per_client")]
     if many:
-        h.append("<h3>Per client (the repeat of median IOPS)</h3><table><tr>"
-                 "<th class=l>point</th><th class=l>IOPS per client</th>"
-                 "<th>min</th><th>median</th><th>max</th>"
-                 "<th>Jain index</th></tr>")
+        h.append(_head("Per client (the repeat of median IOPS)", [
+            "<point", "<IOPS per client", "min", "median", "max",
+            "Jain index"]))
         for p, pc in many:
             h.append("<tr><td class=l>%s</td><td class=l>%s</td>%s%s%s%s</tr>"
                      % (esc(p["id"]), esc(", ".join(

@@ -3,6 +3,7 @@
 mode, every state in DIR/results.json (rewritten after each step, so that
 a crash or a reboot loses at most the step under way)."""
 
+import concurrent.futures
 import json
 import os
 import re
@@ -49,6 +50,24 @@ def _safe(name):
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name)
 
 
+def _interrupt(proc, grace_s):
+    """Ends a fio --client: SIGINT first, so that fio ends the jobs it
+    started on the servers; killed if it has not ended grace_s later."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _on_each(hosts, method):
+    """{host name: method(host)}, every host at once: over ssh each may
+    take seconds, and an emulated guest of a loaded machine minutes."""
+    with concurrent.futures.ThreadPoolExecutor(len(hosts) or 1) as pool:
+        return dict(zip([h.name for h in hosts], pool.map(method, hosts)))
+
+
 def fio_host(host):
     """The address part of a fio --client host (fio accepts HOST,PORT)."""
     return host.split(",")[0]
@@ -70,8 +89,11 @@ class Host:
     def command(self, argv):
         if self.local:
             return argv
-        return ["ssh", "-o", "BatchMode=yes", fio_host(self.name),
-                " ".join(shlex.quote(a) for a in argv)]
+        # RPMA_QUALIFY_SSH: the lab's own ssh command (a config file, a
+        # user, a jump host), as git's GIT_SSH_COMMAND
+        ssh = shlex.split(os.environ.get("RPMA_QUALIFY_SSH") or "ssh")
+        return ssh + ["-o", "BatchMode=yes", fio_host(self.name),
+                      " ".join(shlex.quote(a) for a in argv)]
 
     def run(self, argv, timeout=60):
         try:
@@ -85,7 +107,9 @@ class Host:
         if self.local:
             return env.collect(), "measured here"
         if self.ssh:
-            rc, out, err = self.run(["rpma-qualify", "env"])
+            # once per host, and a slow one (an emulated guest of a loaded
+            # machine took over 60 s) must not go unrecorded for it
+            rc, out, err = self.run(["rpma-qualify", "env"], timeout=300)
             if rc == 0:
                 try:
                     return json.loads(out), "over ssh"
@@ -147,6 +171,9 @@ class Runner:
         files = self.setup.get("env_files", {})
         roles = [(self.target, "target")] + [(h, "initiator")
                                              for h in self.initiators]
+        todo = [h for h, _ in roles if h.name not in files and
+                self.res["hosts"].get(h.name, {}).get("env") is None]
+        measured = _on_each(todo, Host.environment)
         for host, role in roles:
             entry = self.res["hosts"].get(host.name, {})
             entry["role"] = role
@@ -154,8 +181,8 @@ class Runner:
                 with open(files[host.name]) as f:
                     entry["env"] = json.load(f)
                 entry["env_source"] = "file %s" % files[host.name]
-            elif entry.get("env") is None:
-                entry["env"], entry["env_source"] = host.environment()
+            elif host.name in measured:
+                entry["env"], entry["env_source"] = measured[host.name]
             entry["memory_kinds"] = sorted(
                 {self.plan["memory"][s["memory"]].get("kind", s["memory"])
                  for s in self.plan["series"]}) if role == "target" else None
@@ -180,12 +207,7 @@ class Runner:
             try:
                 rc = p.wait(timeout=limit_s)
             except subprocess.TimeoutExpired:
-                p.send_signal(signal.SIGINT)
-                try:
-                    p.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+                _interrupt(p, 20)
                 rc = "hang"
         with open(outp) as f:
             return rc, f.read()
@@ -282,12 +304,7 @@ class Runner:
                 if r:
                     break
         finally:
-            server.send_signal(signal.SIGINT)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            _interrupt(server, 30)
             outp.close()
         if r:
             b[key] = {"status": "done", "result": r, "attempts": len(tries),
@@ -331,12 +348,12 @@ class Runner:
             jobs = planmod.job_files(self.plan, pt, self.setup["target_rdma"],
                                      self.setup["initiators"], port)
             hosts = [self.target] + self.initiators
-            before = {h.name: h.counters() for h in hosts}
+            before = _on_each(hosts, Host.counters)
             stem = "%s.rep%d" % (_safe(pt["id"]), rep + 1)
             rc, text = self.fio_client(
                 [(self.target.name, jobs["server"])] + jobs["clients"],
                 stem, limit)
-            after = {h.name: h.counters() for h in hosts}
+            after = _on_each(hosts, Host.counters)
             r = {"status": "done", "fio_rc": rc, "port": port,
                  "fio_output": os.path.join("fio", stem + ".out"),
                  "started": time.strftime("%Y-%m-%dT%H:%M:%SZ",
@@ -357,9 +374,11 @@ class Runner:
                 if rc != 0:
                     why.append("fio exit %s" % rc)
                 if m["errors"]:
-                    why.append("job errors %s" % ", ".join(
+                    # the engines' own words say why better than errno
+                    why.append("job errors %s%s" % (", ".join(
                         "%s %s: %d" % (e["host"], e["job"], e["error"])
-                        for e in m["errors"]))
+                        for e in m["errors"]), "".join(
+                            " | " + ln for ln in m["engine_messages"])))
                 if m["verify_errors"]:
                     why.append("%d verify errors" % m["verify_errors"])
                 if m["server_jobs"] == 0:

@@ -4,6 +4,7 @@
 are gone:
 
     bed_check.py RUN --out DIR --bed-seconds N [--same RUN_B] [--slower RUN_C]
+                 [--ssh] [--initiators N] [--expect-failed PATTERN REGEX]
 
 RUN: every point completed; every figure results.json holds for a point
 read back from the fio output it came from (parsed here on its own, not
@@ -12,11 +13,19 @@ by rpma_qualify.fiojson); every perftest baseline has its result;
 exits non-zero exactly when a case failed, and each threshold's value
 and outcome agree with the fio JSON. --same: `compare RUN RUN_B` calls
 every point the same. --slower (netem delay on the target's link):
-`compare RUN RUN_C` calls lat_p50 a regression on every point."""
+`compare RUN RUN_C` calls lat_p50 a regression on every point.
+--ssh: the hosts other than the tool's measured over ssh, their counters
+read around every repeat. --initiators N: N initiators, each point of
+several clients spread over them. --expect-failed: the points whose ids
+match PATTERN fail, each repeat's reason matching REGEX (a platform's
+limit the tool must report), and are left out of "every point
+completed"."""
 
 import argparse
+import fnmatch
 import json
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -68,15 +77,27 @@ def raw_figures(run, p, r):
     return iops, p999, jobs
 
 
-def check_run(run, out):
+def check_run(run, out, expect_failed=()):
     with open(os.path.join(run, "results.json")) as f:
         res = json.load(f)
     pts = res["points"]
+    # the points that must fail, and say why: (pattern, reason regex)
+    for pat, why in expect_failed:
+        hits = [(p["id"], r) for p in pts if fnmatch.fnmatchcase(p["id"], pat)
+                for r in p["repeats"]]
+        check("%s fails, saying %r" % (pat, why), hits and all(
+            r["status"] == "failed" and re.search(why, r.get("reason", ""))
+            for _, r in hits), "; ".join(
+                "%s: %s" % (i, r.get("reason", r["status"])) for i, r in hits))
+    expected = [p["id"] for p in pts if any(
+        fnmatch.fnmatchcase(p["id"], pat) for pat, _ in expect_failed)]
     bad = ["%s: %s" % (p["id"], r.get("reason", r["status"]))
-           for p in pts for r in p["repeats"] if r["status"] != "done"]
-    check("every point of %s completed" % res["plan"]["name"], not bad,
+           for p in pts for r in p["repeats"]
+           if r["status"] != "done" and p["id"] not in expected]
+    check("every point of %s completed" % res["plan"]["name"]
+          + (" but those" if expected else ""), not bad,
           "; ".join(bad) or "%d points x %d repeats" % (
-              len(pts), res["plan"]["repeats"]))
+              len(pts) - len(expected), res["plan"]["repeats"]))
     mism = []
     n = 0
     for p in pts:
@@ -104,15 +125,19 @@ def check_run(run, out):
     # here, the output parsed) must have worked for one test at least,
     # and each test that failed must say why
     b = res["baselines"]
-    done = sorted(k for k, v in b.items() if v["status"] == "done")
-    failed = ["%s: %s" % (k, v.get("reason", v["status"]).splitlines()[0])
-              for k, v in sorted(b.items()) if v["status"] != "done"]
-    check("perftest baselines", done and all(
-        v.get("reason") for v in b.values() if v["status"] != "done"),
-          "done: %s; failed: %s" % (", ".join(done) or "none",
-                                    "; ".join(failed) or "none"))
+    if not res["plan"]["baseline"]["tests"]:
+        check("no perftest baselines asked, none run", not b,
+              ", ".join(sorted(b)))
+    else:
+        done = sorted(k for k, v in b.items() if v["status"] == "done")
+        failed = ["%s: %s" % (k, v.get("reason", v["status"]).splitlines()[0])
+                  for k, v in sorted(b.items()) if v["status"] != "done"]
+        check("perftest baselines", done and all(
+            v.get("reason") for v in b.values() if v["status"] != "done"),
+              "done: %s; failed: %s" % (", ".join(done) or "none",
+                                        "; ".join(failed) or "none"))
     target = [h for h in res["hosts"].values() if h["role"] == "target"]
-    check("the target's environment recorded (--env-file)",
+    check("the target's environment recorded",
           bool(target and target[0].get("env")
                and target[0]["env"].get("rdma_devices")),
           target[0].get("env_source") if target else "no target")
@@ -147,6 +172,12 @@ def check_run(run, out):
             vals = [raw_figures(run, p, r)[1 if c["metric"] == "lat_p99.9"
                                            else 0]
                     for r in p["repeats"] if r["status"] == "done"]
+            if not vals:
+                # no repeat done: the verdict has no figure either
+                if row["value"] is not None:
+                    wrong.append("%s %s: verdict %s, fio none" % (
+                        c["name"], p["id"], row["value"]))
+                continue
             want = median(vals)
             t = [t for t in res["plan"]["thresholds"]
                  if t.get("name") == c["name"]][0]
@@ -157,6 +188,58 @@ def check_run(run, out):
     check("thresholds judged on the fio JSON's figures", not wrong,
           "; ".join(wrong))
     return res
+
+
+def check_ssh(res):
+    """--ssh: every host but the one the tool ran on measured over ssh
+    (its own host name, its RDMA device) and its counters read before
+    and after every repeat."""
+    far = {n: h for n, h in res["hosts"].items()
+           if h.get("env_source") != "measured here"}
+    here = [h["env"]["hostname"] for h in res["hosts"].values()
+            if h.get("env_source") == "measured here"]
+    bad = ["%s: %s" % (n, h.get("env_source")) for n, h in far.items()
+           if h.get("env_source") != "over ssh" or not h.get("env")
+           or not h["env"].get("rdma_devices")
+           or h["env"].get("hostname") in here]
+    check("--ssh: the other hosts' environments over ssh",
+          far and len(here) == 1 and not bad, "; ".join(bad) or ", ".join(
+              "%s is %s" % (n, h["env"]["hostname"]) for n, h in far.items()))
+    missing = ["%s: %s" % (p["id"], ", ".join(r["counters_missing"]))
+               for p in res["points"] for r in p["repeats"]
+               if r.get("counters_missing")]
+    reps = [r for p in res["points"] for r in p["repeats"]
+            if r["status"] == "done"]
+    check("--ssh: every host's RDMA counters around every repeat",
+          reps and not missing and all(
+              set(r["counters"]) == set(res["hosts"]) for r in reps),
+          "; ".join(missing) or "%d hosts x %d repeats" % (
+              len(res["hosts"]), len(reps)))
+
+
+def check_initiators(run, res, n):
+    """--initiators N: the run had N initiators, and every point of
+    several clients drew its client jobs from each of them, as fio's
+    JSON and the per-client view say."""
+    inits = res["setup"]["initiators"]
+    spread = []
+    for p in res["points"]:
+        if p["clients"] < 2:
+            continue
+        for r in p["repeats"]:
+            if r["status"] != "done":
+                continue
+            _, _, jobs = raw_figures(run, p, r)
+            fio_hosts = sorted({j["hostname"] for j in jobs})
+            view = sorted(set(r["metrics"].get("per_client", {})
+                              .get("hosts", [])))
+            spread.append((p["id"], fio_hosts, view))
+    bad = ["%s: fio %s, per-client view %s" % s for s in spread
+           if len(s[1]) != min(n, len(inits)) or s[1] != s[2]]
+    check("%d initiators: each point of several clients spread over them"
+          % n, len(inits) == n and spread and not bad,
+          "; ".join(bad) or "; ".join("%s: %s" % (s[0], ", ".join(s[1]))
+                                      for s in spread))
 
 
 def check_compare(a, b, out, what):
@@ -175,11 +258,19 @@ def main():
     ap.add_argument("--bed-seconds", type=int)
     ap.add_argument("--same")
     ap.add_argument("--slower")
+    ap.add_argument("--ssh", action="store_true")
+    ap.add_argument("--initiators", type=int)
+    ap.add_argument("--expect-failed", action="append", default=[], nargs=2,
+                    metavar=("PATTERN", "REGEX"))
     a = ap.parse_args()
     if not os.path.exists(os.path.join(a.run, "results.json")):
         check("the run left results.json", False, a.run)
         return 1
-    res = check_run(a.run, a.out)
+    res = check_run(a.run, a.out, a.expect_failed)
+    if a.ssh:
+        check_ssh(res)
+    if a.initiators:
+        check_initiators(a.run, res, a.initiators)
     if a.same:
         check_run(a.same, a.out)
         c = check_compare(a.run, a.same, a.out, "same")
@@ -203,8 +294,8 @@ def main():
                   "point", not miss, "; ".join(miss) or ", ".join(
                       "%+.0f%%" % ch["change_pct"] for _, ch in lat))
     elapsed = res.get("elapsed_s")
-    print("quick plan: %s s in rpma-qualify run; %s s for the bed in all"
-          % (elapsed, a.bed_seconds))
+    print("plan %s: %s s in rpma-qualify run; %s s for the bed in all"
+          % (res["plan"]["name"], elapsed, a.bed_seconds))
     print("bed_check: %d of %d checks passed" % (results.count(True),
                                                   len(results)))
     return 0 if all(results) else 1

@@ -101,6 +101,19 @@ class FioJson(unittest.TestCase):
             "malloc offset 4096, length 4096"], "write")
         self.assertEqual(m["verify_errors"], 1)
 
+    def test_engine_messages(self):
+        # an FS DAX file that is not there: the server's words, and the
+        # client's that followed, but not its notice that it waits
+        m = metrics("fio-fsdax-noent.out", "write")
+        self.assertEqual([e["error"] for e in m["errors"]], [2, 111])
+        self.assertEqual(len(m["engine_messages"]), 2)
+        self.assertIn("cannot open /mnt/pmem/rpma-qualify",
+                      m["engine_messages"][0])
+        self.assertFalse(any("waiting for" in ln
+                             for ln in m["engine_messages"]))
+        self.assertIn("<client> librpma_apm_client[1]: connected after 0.7 s",
+                      metrics("fio-apm-write.out", "write")["engine_messages"])
+
     def test_no_client_job(self):
         report, relayed = fiojson.split_output(data("fio-apm-write.out"))
         report["client_stats"] = [j for j in report["client_stats"]
@@ -354,7 +367,11 @@ class Plans(unittest.TestCase):
                {"series": [{"name": "a", "mode": "apm", "rw": "write",
                             "memory": "hbm"}]},
                {"series": [{"name": "a", "mode": "apm", "rw": "write"},
-                           {"name": "a", "mode": "apm", "rw": "read"}]}]
+                           {"name": "a", "mode": "apm", "rw": "read"}]},
+               {"size": "bogus", "series": [
+                   {"name": "a", "mode": "apm", "rw": "write"}]},
+               {"size": "4k", "series": [
+                   {"name": "a", "mode": "apm", "rw": "write"}]}]
         for b in bad:
             with self.assertRaises(planmod.PlanError, msg=b):
                 planmod.normalize(b)
@@ -382,9 +399,62 @@ class Plans(unittest.TestCase):
         self.assertIn("verify_backlog=", j["clients"][0][1])
         j = planmod.job_files(p, n, "10.0.0.1", ["h1", "h2"], 7300)
         self.assertIn("numjobs=2\n", j["server"])
+        self.assertIn("size=16m\n", j["clients"][0][1])
         self.assertEqual(len(j["clients"]), 1)
         self.assertNotIn("verify", j["clients"][0][1])
         self.assertNotIn("port_per_job", j["clients"][0][1])
+
+    def test_aof_sizes(self):
+        # the log's records start 4 KiB into the server's memory: a client
+        # of the server's whole size would reach past its end
+        p = planmod.normalize({"size": "64m", "series": [
+            {"name": "a", "mode": "aof-apm", "rw": "write",
+             "memory": "dax"}],
+            "memory": {"dax": {"kind": "devdax", "filename": "/dev/dax0.0"}}})
+        j = planmod.job_files(p, planmod.points(p)[0], "10.0.0.1", ["h1"],
+                              7300)
+        self.assertIn("size=64m\n", j["server"])
+        self.assertIn("size=%d\n" % (64 * 2**20 - 4096), j["clients"][0][1])
+
+    def test_only(self):
+        full = planmod.load("full")
+        p = planmod.select(full, ["apm-devdax/bs=4k/iodepth=1/*",
+                                  "aof-*/bs=64k/iodepth=16/*", "apm-clients"])
+        self.assertEqual([pt["id"] for pt in planmod.points(p)], [
+            "apm-clients/bs=4k/iodepth=8/numjobs=1/clients=2",
+            "apm-clients/bs=4k/iodepth=8/numjobs=1/clients=4",
+            "apm-clients/bs=4k/iodepth=8/numjobs=1/clients=8",
+            "apm-devdax/bs=4k/iodepth=1/numjobs=1/clients=1",
+            "aof-apm/bs=64k/iodepth=16/numjobs=1/clients=1",
+            "aof-gpspm/bs=64k/iodepth=16/numjobs=1/clients=1"])
+        self.assertEqual(planmod.baseline_sizes(p), [4096, 65536])
+        # the thresholds of the series kept, and those of no series
+        self.assertEqual(
+            [t.get("series") for t in p["thresholds"]],
+            ["apm-clients", None, None, None])
+        self.assertIs(planmod.select(full, None), full)
+        with self.assertRaises(planmod.PlanError):
+            planmod.select(full, ["apm-write-bs/bs=3k/*"])
+
+
+class Ssh(unittest.TestCase):
+    def test_command(self):
+        from rpma_qualify import runner
+        h = runner.Host("192.0.2.9,8765", True)
+        saved = os.environ.pop("RPMA_QUALIFY_SSH", None)
+        try:
+            self.assertEqual(h.command(["rpma-qualify", "env"]), [
+                "ssh", "-o", "BatchMode=yes", "192.0.2.9",
+                "rpma-qualify env"])
+            os.environ["RPMA_QUALIFY_SSH"] = "ssh -F '/x y/config'"
+            self.assertEqual(h.command(["echo", "a b"])[:5], [
+                "ssh", "-F", "/x y/config", "-o", "BatchMode=yes"])
+            self.assertEqual(h.command(["echo", "a b"])[-1], "echo 'a b'")
+        finally:
+            os.environ.pop("RPMA_QUALIFY_SSH", None)
+            if saved is not None:
+                os.environ["RPMA_QUALIFY_SSH"] = saved
+        self.assertFalse(runner.Host("192.0.2.9", False).reachable)
 
 
 FAKE_FIO = """#!/bin/sh

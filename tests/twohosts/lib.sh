@@ -249,10 +249,11 @@ fio_serve() {
 	mkdir -p "$D/$role.fio"
 	(cd "$D/$role.fio" && exec fio --server) >"$D/$role.fio-server.log" 2>&1 &
 	pid=$!
-	end=$((SECONDS + 60))
+	# a guest of a host at load 40 took over a minute
+	end=$((SECONDS + 300))
 	until ss -Hltn 'sport = :8765' | grep -q .; do
 		if ! kill -0 "$pid" 2>/dev/null || ((SECONDS >= end)); then
-			echo "fio_serve: fio --server did not listen on port 8765" >&2
+			echo "fio_serve: fio --server did not listen on port 8765 in 300 s" >&2
 			return 1
 		fi
 		sleep 0.2
