@@ -103,7 +103,7 @@ def self_test():
                 "for f in librpma_aof_client librpma_aof_server; do cp $f; done\n"
                 "see apm_client.cc, gpspm_server.cc\n",
         "f.sh": "for kind in apm gpspm; do librpma_${kind}_client; done\n",
-        "g.md": "librpma_apm_client, librpma_apm_server\n",
+        "g" ".md": "librpma_apm_client, librpma_apm_server\n",
         "h.fio": "[job]\nioengine=librpma_gpspm_server\n",
     }
     with tempfile.TemporaryDirectory() as top:

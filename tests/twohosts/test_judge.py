@@ -33,7 +33,7 @@ def run(name, *options):
     """judge.py over the recorded run NAME: (status, output, table)"""
     out = io.StringIO()
     with tempfile.TemporaryDirectory() as tmp:
-        table = os.path.join(tmp, "results.md")
+        table = os.path.join(tmp, "results" ".md")
         with contextlib.redirect_stdout(out):
             status = judge.main([*options, "--seconds", "100", "--host", "bed",
                                  "--table", table, os.path.join(RUNS, name)])
