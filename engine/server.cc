@@ -292,8 +292,9 @@ Result Server::next_request(rpma_conn_req **req)
 	// and may try again; an endpoint that fails every time fails the job.
 	if (ret == RPMA_E_INVAL || ++failed_requests_ > MAX_FAILED_REQUESTS)
 		return rpma_failed(td_, "rpma_ep_next_conn_req", ret);
-	report(td_, "a connection request to %s:%s could not be taken (%s); its client may try "
-		    "again",
+	report(td_,
+	       "a connection request to %s:%s could not be taken (%s); its client may try "
+	       "again",
 	       options_of(td_).serverip, port_.c_str(), rpma_err_2str(ret));
 	return Result::RETRY;
 }

@@ -157,10 +157,10 @@ private:
 	WaitSet waits_;
 	rpma_ep *ep_ = nullptr;
 	std::string port_;
-	size_t accepted_ = 0;    // connection requests taken
-	size_t established_ = 0; // connections that came up
+	size_t accepted_ = 0;          // connection requests taken
+	size_t established_ = 0;       // connections that came up
 	unsigned failed_requests_ = 0; // in a row (next_request)
-	bool gave_up_ = false;   // runtime= passed before all came
+	bool gave_up_ = false;         // runtime= passed before all came
 	bool served_ = false;
 	bool working_ = false;   // inside work()
 	bool soft_roce_ = false; // the device is rxe (FS DAX: a warning)

@@ -278,7 +278,8 @@ public:
 			CPPUNIT_ASSERT_EQUAL(l.bytes(), m.size());
 			const auto base = reinterpret_cast<uintptr_t>(m.data());
 			auto within_a_page = [&](size_t off, size_t len) {
-				CPPUNIT_ASSERT_EQUAL((base + off) / page, (base + off + len - 1) / page);
+				CPPUNIT_ASSERT_EQUAL((base + off) / page,
+						     (base + off + len - 1) / page);
 			};
 			for (size_t k = 0; k < slots; k++) {
 				within_a_page(l.recv_off(k), rpma_fio::MSG_ROOM);
