@@ -353,6 +353,23 @@ error_cases() {
 	fsdax_without_odp
 }
 
+# The error cases whose outcome passes through fio's side of the engines (a
+# job's options, an I/O unit's error, the client's messages): the subset
+# check-fio-versions-quick runs with another fio. The server's own cases
+# (a silent or dead client, a bad request) do not depend on the fio that
+# loads the engines; check-fio-versions runs them all with every version.
+fio_error_cases() {
+	local kind
+	for kind in apm gpspm; do
+		dead_server "$kind"
+		size_too_big "$kind"
+	done
+	no_server
+	port_in_use
+	outside_region
+	no_size
+}
+
 # The link taken down, last of all cases, once per VM boot: after a down/up
 # cycle rxe takes new connections only a minute or more later. APM in the
 # quick run (make check), GPSPM in the full one (link_cases quick|full).

@@ -63,7 +63,7 @@ fio)	# check-fio-versions-quick, another fio than the host's: the cases
 	examples_case apm json+
 	examples_case gpspm normal,json
 	examples_case aof normal,json
-	error_cases
+	fio_error_cases
 	exit 0
 	;;
 interop)	# make check-interop: only the cases against the old engines
