@@ -11,6 +11,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 from . import VERSION, env, fiojson, perftest, plan as planmod
@@ -75,7 +76,16 @@ def fio_host(host):
 
 class Host:
     """How the tool reaches a host other than through fio: here, over ssh
-    (--ssh), or not at all."""
+    (--ssh), or not at all.
+
+    Over ssh a run logs in once per host: the first command opens a
+    shared connection (ssh's ControlMaster, its socket in a private
+    directory) that the later ones reuse, since a run asks each host for
+    its counters twice a point and a login to an emulated guest of a
+    loaded machine took over 60 s. close() ends it."""
+
+    # the shared connections' sockets, one directory for the process
+    _control_dir = None
 
     def __init__(self, name, ssh):
         self.name = name
@@ -86,14 +96,36 @@ class Host:
     def reachable(self):
         return self.local or self.ssh
 
+    @classmethod
+    def _ssh(cls):
+        """The ssh command line up to the host's name. The lab's options
+        (RPMA_QUALIFY_SSH: a config file, a user, a jump host, as git's
+        GIT_SSH_COMMAND) come first, and ssh takes the first value given
+        for an option: a lab's ControlMaster=no wins over ours."""
+        if cls._control_dir is None:
+            cls._control_dir = tempfile.mkdtemp(prefix="rpma-qualify-ssh.")
+        ssh = shlex.split(os.environ.get("RPMA_QUALIFY_SSH") or "ssh")
+        return ssh + ["-o", "BatchMode=yes",
+                      "-o", "ControlMaster=auto",
+                      "-o", "ControlPath=%s/%%C" % cls._control_dir,
+                      # a bound for a run the tool could not close()
+                      "-o", "ControlPersist=600"]
+
     def command(self, argv):
         if self.local:
             return argv
-        # RPMA_QUALIFY_SSH: the lab's own ssh command (a config file, a
-        # user, a jump host), as git's GIT_SSH_COMMAND
-        ssh = shlex.split(os.environ.get("RPMA_QUALIFY_SSH") or "ssh")
-        return ssh + ["-o", "BatchMode=yes", fio_host(self.name),
-                      " ".join(shlex.quote(a) for a in argv)]
+        return self._ssh() + [fio_host(self.name),
+                              " ".join(shlex.quote(a) for a in argv)]
+
+    def close(self):
+        """Ends this host's shared ssh connection, if one is open."""
+        if not self.ssh or Host._control_dir is None:
+            return
+        try:
+            subprocess.run(self._ssh() + ["-O", "exit", fio_host(self.name)],
+                           capture_output=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
 
     def run(self, argv, timeout=60):
         try:
@@ -395,9 +427,13 @@ class Runner:
 
     def run(self):
         t0 = time.time()
-        self.record_environment()
-        self.baselines()
-        self.run_points()
+        try:
+            self.record_environment()
+            self.baselines()
+            self.run_points()
+        finally:
+            for h in [self.target] + self.initiators:
+                h.close()
         left = len(self.todo())
         if left:
             self.res.pop("finished", None)

@@ -7,6 +7,7 @@ import copy
 import importlib.util
 import json
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -443,9 +444,16 @@ class Ssh(unittest.TestCase):
         h = runner.Host("192.0.2.9,8765", True)
         saved = os.environ.pop("RPMA_QUALIFY_SSH", None)
         try:
-            self.assertEqual(h.command(["rpma-qualify", "env"]), [
-                "ssh", "-o", "BatchMode=yes", "192.0.2.9",
-                "rpma-qualify env"])
+            cmd = h.command(["rpma-qualify", "env"])
+            self.assertEqual(cmd[:3], ["ssh", "-o", "BatchMode=yes"])
+            self.assertEqual(cmd[-2:], ["192.0.2.9", "rpma-qualify env"])
+            # one login per host: later commands share the first one's
+            opts = dict(o.split("=", 1) for o in cmd[2:-2:2])
+            self.assertEqual(opts["ControlMaster"], "auto")
+            self.assertTrue(opts["ControlPath"].endswith("/%C"))
+            sockets = os.path.dirname(opts["ControlPath"])
+            self.assertEqual(os.stat(sockets).st_mode & 0o777, 0o700)
+            # the lab's options first: ssh takes an option's first value
             os.environ["RPMA_QUALIFY_SSH"] = "ssh -F '/x y/config'"
             self.assertEqual(h.command(["echo", "a b"])[:5], [
                 "ssh", "-F", "/x y/config", "-o", "BatchMode=yes"])
@@ -545,6 +553,33 @@ class RunAndContinue(unittest.TestCase):
         res = runner.load(self.out)
         self.assertTrue(all(r["status"] == "done" for p in res["points"]
                             for r in p["repeats"]))
+
+    def test_ssh_login_shared_and_closed(self):
+        from rpma_qualify import cli
+        ssh = os.path.join(self.tmp.name, "bin", "ssh")
+        with open(ssh, "w") as f:
+            f.write("#!/bin/sh\necho \"$*\" >>%s/ssh-calls\n"
+                    "case $* in *'rdma -j'*) echo '[]' ;; *'qualify env') "
+                    "echo '{}' ;; esac\n" % self.tmp.name)
+        os.chmod(ssh, 0o755)
+        saved = os.environ.pop("RPMA_QUALIFY_SSH", None)
+        try:
+            rc = cli.main(["run", self.plan(), "--target", "192.0.2.9",
+                           "--initiator", "127.0.0.1", "--out", self.out,
+                           "--repeats", "1", "--ssh", "--quiet"])
+        finally:
+            if saved is not None:
+                os.environ["RPMA_QUALIFY_SSH"] = saved
+        self.assertEqual(rc, 0)
+        with open(os.path.join(self.tmp.name, "ssh-calls")) as f:
+            calls = f.read().splitlines()
+        # the environment, then the counters before and after each of 3
+        # points, all through one ControlPath; last, that connection ended
+        self.assertEqual(len(calls), 1 + 2 * 3 + 1)
+        paths = {re.search(r"ControlPath=(\S+)", c).group(1) for c in calls}
+        self.assertEqual(len(paths), 1)
+        self.assertTrue(calls[-1].endswith("-O exit 192.0.2.9"))
+        self.assertFalse(any("-O exit" in c for c in calls[:-1]))
 
     def test_failed_point(self):
         from rpma_qualify import cli, runner
