@@ -8,8 +8,8 @@ It passes when the server and every client job report error 0, the client
 jobs are N, and each of them wrote and read its data back (verify=: a
 mismatch is a job error). Prints the time until all N were connected (the
 server's note), the server's resident memory per connection (RSS_AFTER,
-sampled with every client connected, less RSS_BEFORE, sampled while it
-listened, in KiB, over N) and its CPU per I/O (the server job's user and
+its peak, less RSS_BEFORE, sampled while it listened, in KiB, over N) and
+its CPU per I/O (the server job's user and
 system time over the clients' I/Os). Exits 1 with the reason otherwise.
 """
 import os
@@ -45,7 +45,7 @@ def judge(case_dir, n, before, after):
         out.append(f"all connected {float(m.group(2)):.2f} s after the first came")
     if before and after:
         out.append(f"server memory {(after - before) / n:.1f} KiB per connection "
-                   f"({before} -> {after} KiB resident)")
+                   f"({before} KiB resident listening, {after} KiB at its peak)")
     out.append(f"server CPU {cpu_s / ios * 1e6:.1f} us per I/O")
     return "; ".join(out)
 
