@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench/test_scaling.py -- scaling.py's steady window on made-up runs (no
+VM): the window common to all jobs, the sum of the jobs' IOPS logs in it
+and the CPU over it. make check runs it (bench/Makefile.am), as does
+bench/run --self-test."""
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scaling  # noqa: E402
+
+# Three client jobs sharing 3000 IOPS: job k connects at CONNECTED[k],
+# logs from 1 s later (ramp_time) every 0.5 s until its END; alone, a job
+# gets all 3000, so a job's mean over its own run says little.
+CONNECTED = (100.0, 102.0, 104.0)
+END = (111.0, 110.5, 111.0)
+TOTAL = 3000.0
+
+
+def running(t):
+    return sum(1 for c in CONNECTED if c < t)
+
+
+def write_log(path, k):
+    """fio's iops log (log_unix_epoch=1: milliseconds) of job k, each
+    value the mean over the half second that ends at its time"""
+    t = CONNECTED[k] + 1
+    with open(path, "w") as f:
+        while t <= END[k]:
+            # the number of jobs changes only on whole seconds
+            f.write(f"{int(t * 1000)}, {TOTAL / running(t - 0.25):.0f}, 1, 0, 0\n")
+            t += 0.5
+
+
+def write_samples(path):
+    """watch_pair's samples from 0.1 s after the last connection: the
+    server takes 100 ticks a second (100 % of a CPU) until 105, then 30;
+    the client 150; the guest's CPUs 200 ticks a second, 40 of them idle;
+    the device sends 6 packets an I/O"""
+    ticks = dict(server=0.0, client=0.0, guest=0.0, idle=0.0, packets=0.0)
+    t = CONNECTED[-1] + 0.1
+    with open(path, "w") as f:
+        while t <= 111.2:
+            f.write(",".join(str(round(v)) for v in (
+                ticks["guest"] - ticks["idle"], 0, 0, ticks["idle"], 0, 0, 0, 0,
+                ticks["packets"], ticks["server"], ticks["client"])) + f",{t:.6f}\n")
+            ticks["server"] += 50 if t < 105 else 15
+            ticks["client"] += 75
+            ticks["guest"] += 100
+            ticks["idle"] += 20
+            ticks["packets"] += 6 * TOTAL / 2
+            t += 0.5
+
+
+class SteadyWindow(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.base = os.path.join(self.dir.name, "gpspm.nj3.busy1.one.r1")
+        for k in range(len(CONNECTED)):
+            write_log(f"{self.base}.client_iops.{k + 1}.log", k)
+        write_samples(self.base + ".samples")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_window_is_common_to_all_jobs(self):
+        r = scaling.steady(self.base, CONNECTED[-1])
+        # from 1 s after the last connection (the last job's first
+        # sample, its ramp_time) to the earliest end
+        self.assertEqual(r["window"], [105.0, 110.5])
+        self.assertAlmostEqual(r["window_s"], 5.5)
+        self.assertEqual(r["jobs_logged"], 3)
+
+    def test_iops_sum_the_jobs_in_the_window(self):
+        # each job's own run, from its first sample to its last, would
+        # give 1300 + 1067 + 1000
+        self.assertAlmostEqual(scaling.steady(self.base, CONNECTED[-1])["iops"], TOTAL)
+
+    def test_window_starts_after_the_last_connection(self):
+        # logs that began before all were up: the margin decides
+        r = scaling.steady(self.base, CONNECTED[-1] + 2)
+        self.assertEqual(r["window"], [CONNECTED[-1] + 2 + scaling.MARGIN_S, 110.5])
+        self.assertAlmostEqual(r["iops"], TOTAL)
+
+    def test_cpu_over_the_window(self):
+        w = scaling.steady(self.base, CONNECTED[-1])["w"]
+        # the samples at 105.1 and 110.1: not the 100 % before 105
+        self.assertEqual((w["t0"], w["t1"]), (105.1, 110.1))
+        self.assertAlmostEqual(w["scpu"], 30)
+        self.assertAlmostEqual(w["ccpu"], 150)
+        self.assertAlmostEqual(w["busy"], 80)
+        self.assertAlmostEqual(w["pkts"], 6)
+        self.assertAlmostEqual(scaling.cpu_us(w["scpu"], TOTAL), 100)
+
+    def test_no_window_without_every_connection(self):
+        r = scaling.steady(self.base, None)
+        self.assertNotIn("iops", r)
+        self.assertEqual(r["jobs_logged"], 3)
+
+
+class Records(unittest.TestCase):
+    def test_a_row_that_never_connected_says_why(self):
+        with tempfile.TemporaryDirectory() as raw:
+            os.mkdir(os.path.join(raw, "scaling"))
+            base = os.path.join(raw, "scaling", "apm.nj256.busy1.ours.r1")
+            with open(base + ".server.log", "w") as f:
+                f.write("fio: pid=0, err=24/file:filesetup.c:1, error=Too many open files\n")
+            with open(os.path.join(raw, "scaling", "list"), "w") as f:
+                f.write("ours\tapm\t256\t1\t1\t124 1\t30000\t100000000\t1500000\t-\t-\t300\t0\n")
+            r, = scaling.scaling_records(raw)
+            self.assertIsNone(r["tc"])
+            self.assertNotIn("iops", r)
+            self.assertIn("300 of 512 connection ends came up", r["why"])
+            self.assertIn("Too many open files", r["why"])
+
+
+if __name__ == "__main__":
+    unittest.main()
