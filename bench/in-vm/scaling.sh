@@ -56,10 +56,10 @@ STEADY_S=$((BENCH_RUNTIME + 3))
 # RDMA-CM id and until the last of the 2 NJ ends has its connection
 # established (cm-log.cc's lines), the server's RSS then, the ends
 # established, and 1 when it stopped the client (SIGINT) STEADY_S seconds
-# after the last. Meanwhile a
-# sample (sample's line) every 0.5 s into SAMPLES. At real-time priority,
-# and builtins only: in the guest a process takes up to a second to
-# start, and busy-polling clients would starve a normal one for longer.
+# after the last; meanwhile a sample (sample's line) every 0.5 s into
+# SAMPLES. At real-time priority, and builtins only: in the guest a
+# process takes up to a second to start, and busy-polling clients would
+# starve a normal one for longer.
 watch_pair() {
 	local nj=$1 s=$2 c=$3 t0=$4 tf=- tc=- r1=- x stopped=0 sleeper f w t n=0 last first=0 k v _
 	chrt -f -p 10 "$BASHPID" >/dev/null 2>&1
@@ -110,8 +110,8 @@ scale_pair() {
 	if [[ $impl == one ]]; then
 		se+=(--clients="$nj") ce+=(--port_per_job=0) snj=1 ports=1
 	fi
-	# a sleeping GPSPM server: 64 spinning server threads on 2 CPUs would
-	# measure the scheduler
+	# a sleeping GPSPM server: 256 spinning server threads on 2 CPUs
+	# would measure the scheduler
 	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=32
 	port=$((port + nj + 8))
 	rm -f "$base".*
