@@ -39,7 +39,7 @@ sample() {
 		read -ra v <<<"${s##*) }"
 		k=$((k + v[11] + v[12]))
 	done
-	read -r p <"/sys/class/infiniband/$BENCH_DEV/ports/1/hw_counters/sent_pkts" 2>/dev/null
+	{ read -r p <"/sys/class/infiniband/$BENCH_DEV/ports/1/hw_counters/sent_pkts"; } 2>/dev/null
 	ticks st "$2"
 	ticks ct "$3"
 	read -ra v </proc/stat
