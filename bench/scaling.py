@@ -8,6 +8,7 @@
 # (BENCH_CONNECT=1) into the same two files: connecting without fio.
 # bench/scaling.py --md [--connect] RESULTS -- summary.md again from
 # records.jsonl alone.
+import bisect
 import glob
 import json
 import os
@@ -49,45 +50,28 @@ USER_HZ = 100
 MARGIN_S = 1.0
 
 
-def iops_log(path):
-    """fio's write_iops_log with log_unix_epoch=1: [(time s, IOPS)], each
-    IOPS the mean over the interval that ends at its time"""
-    out = []
+def io_times(path):
+    """fio's write_iops_log without log_avg_msec, log_unix_epoch=1: a line
+    an I/O, its completion's time first (ms); the times in seconds, sorted"""
     with open(path) as lines:
-        for line in lines:
-            f = line.split(",")
-            if len(f) >= 3:
-                out.append((int(f[0]) / 1000, float(f[1])))
-    return out
+        return sorted(int(line.split(",", 1)[0]) / 1000 for line in lines if "," in line)
 
 
 def steady_window(logs, connected):
-    """(start, end) of the time in which every job has samples and all
-    connections are up (MARGIN_S after the last, time `connected`), None
-    when there is none: each job's first sample starts its log (the
-    interval before it is unknown), the job that ends first ends it"""
-    logs = [x for x in logs if x]
-    if not logs or connected is None:
+    """(start, end) of the time in which all connections are up (from
+    MARGIN_S after the last, time `connected`) and every job logs its
+    I/Os (from the latest job's first to the earliest job's last), None
+    when there is none"""
+    if not logs or not all(logs) or connected is None:
         return None
-    start = max([connected + MARGIN_S] + [x[0][0] for x in logs])
-    end = min(x[-1][0] for x in logs)
+    start = max([connected + MARGIN_S] + [x[0] for x in logs])
+    end = min(x[-1] for x in logs)
     return (start, end) if end > start else None
 
 
-def window_iops(logs, start, end):
-    """all jobs' IOPS from start to end: the sum of each job's mean over
-    its intervals (from one sample's time to the next's) inside the window"""
-    total = 0.0
-    for x in logs:
-        ios = span = 0.0
-        for (t0, _), (t1, v) in zip(x, x[1:]):
-            if t0 >= start and t1 <= end:
-                ios += v * (t1 - t0)
-                span += t1 - t0
-        if not span:
-            return None
-        total += ios / span
-    return total
+def ios_between(logs, start, end):
+    """the I/Os all jobs completed from start to end"""
+    return sum(bisect.bisect_right(x, end) - bisect.bisect_left(x, start) for x in logs)
 
 
 def samples_of(path):
@@ -108,10 +92,11 @@ def window_samples(samples, start, end):
     return (inside[0], inside[-1]) if len(inside) >= 2 else None
 
 
-def window(a, b, iops):
-    """the CPU between samples a and b: the guest's busy % of all its
-    CPUs, softirq and ksoftirqd % of one CPU, packets per I/O, the
-    server's and the client's usr + sys, % of one CPU"""
+def window(a, b, ios):
+    """the CPU between samples a and b, in which the client completed ios
+    I/Os: the guest's busy % of all its CPUs, softirq and ksoftirqd % of
+    one CPU, packets per I/O, the server's and the client's usr + sys, %
+    of one CPU, and the server's per I/O (us)"""
     d = [y - x if x is not None and y is not None else None for x, y in zip(a, b)]
     # user nice system idle iowait irq softirq ksoftirqd packets server
     # client time
@@ -121,11 +106,15 @@ def window(a, b, iops):
     w = dict(busy=100 * (ticks - d[3] - d[4]) / ticks,
              softirq=100 * d[6] / (dt * USER_HZ),
              ksoftirqd=100 * d[7] / (dt * USER_HZ),
-             scpu=100 * d[9] / (dt * USER_HZ) if d[9] is not None else None,
-             ccpu=100 * d[10] / (dt * USER_HZ) if d[10] is not None else None,
-             t0=a[11], t1=b[11])
-    if d[8] is not None and iops:
-        w["pkts"] = d[8] / (dt * iops)
+             t0=a[11], t1=b[11], ios=ios)
+    if d[9] is not None:
+        w["scpu"] = 100 * d[9] / (dt * USER_HZ)
+        if ios:
+            w["cpu_us"] = d[9] / USER_HZ * 1e6 / ios
+    if d[10] is not None:
+        w["ccpu"] = 100 * d[10] / (dt * USER_HZ)
+    if d[8] is not None and ios:
+        w["pkts"] = d[8] / ios
     return w
 
 
@@ -190,16 +179,17 @@ def steady(base, connected):
     """a run's steady-state figures: the window, all jobs' IOPS in it
     and the CPU over it, from the client's IOPS logs and watch_pair's
     samples"""
-    logs = []
-    for path in sorted(glob.glob(base + ".client_iops.*.log")):
-        logs.append(iops_log(path))
+    logs = [io_times(path) for path in glob.glob(base + ".client_iops.*.log")]
     win = steady_window(logs, connected)
+    r = dict(jobs_logged=sum(1 for x in logs if x))
     if not win:
-        return dict(jobs_logged=len(logs))
-    n = window_iops(logs, *win)
+        return r
+    r.update(window=list(win), window_s=win[1] - win[0],
+             iops=ios_between(logs, *win) / (win[1] - win[0]))
+    # the CPU's samples inside the window, and the I/Os between them
     ab = window_samples(samples_of(base + ".samples"), *win)
-    return dict(jobs_logged=len(logs), window=list(win), window_s=win[1] - win[0], iops=n,
-                w=window(*ab, n) if ab else {})
+    r["w"] = window(*ab, ios_between(logs, ab[0][-1], ab[1][-1])) if ab else {}
+    return r
 
 
 def scaling_records(raw):
@@ -210,7 +200,9 @@ def scaling_records(raw):
         return []
     recs = []
     samples, off = host_samples(raw), clock_offset(raw)
-    for line in open(path).read().splitlines():
+    with open(path) as f:
+        lines = f.read().splitlines()
+    for line in lines:
         impl, kind, nj, busy, rnd, status, r0, t0, tf, tc, r1, ends, stopped = line.split("\t")
         nj = int(nj)
         base = os.path.join(raw, "scaling", f"{kind}.nj{nj}.busy{busy}.{impl}.r{rnd}")
@@ -222,22 +214,20 @@ def scaling_records(raw):
         w = rec.get("w", {})
         # the CPU of the whole server and client processes over the
         # window; one: a single server job (clients=N) for the N jobs
-        rec["scpu"], rec["ccpu"] = w.get("scpu"), w.get("ccpu")
+        rec["scpu"], rec["ccpu"], rec["cpu_us"] = w.get("scpu"), w.get("ccpu"), w.get("cpu_us")
         rec["h"] = host_window(samples, w["t0"] + off, w["t1"] + off) \
             if off is not None and "t0" in w else {}
         if rec.get("iops") is None:
             rec["why"] = (f"{rec['ends'] or 0} of {2 * nj} connection ends came up"
-                          if rec["tc"] is None else "no window with samples of every job")
+                          if rec["tc"] is None else
+                          f"{rec['jobs_logged']} of {nj} jobs logged I/Os"
+                          if rec["jobs_logged"] < nj else
+                          "the jobs' logs have no time in common after the last connection")
             err = first_error(base + ".server.log", base + ".client.log")
             if err:
                 rec["why"] += f"; {err}"
         recs.append(rec)
     return recs
-
-
-def cpu_us(scpu, iops):
-    """server CPU (% of one CPU) per I/O, in microseconds"""
-    return scpu / 100 * 1e6 / iops if scpu is not None and iops else None
 
 
 def scaling(recs, o):
@@ -254,7 +244,7 @@ def scaling(recs, o):
              for k in ("tf", "tc", "r0", "r1", "iops", "ccpu", "scpu", "window_s")}
         r["tcc"] = median(x["tc"] - x["tf"] for x in rs
                           if x["tc"] is not None and x["tf"] is not None)
-        r["cpu_us"] = median(cpu_us(x.get("scpu"), x.get("iops")) for x in rs)
+        r["cpu_us"] = median(x.get("cpu_us") for x in rs)
         for k in ("busy", "softirq", "pkts"):
             r[k] = median(x.get("w", {}).get(k) for x in rs)
         for k in ("vm_cores", "host_busy"):
@@ -277,17 +267,18 @@ def scaling(recs, o):
              f"{nrounds} round(s), each running every row once; each figure is the median of "
              "the rounds, the IOPS of each round are listed. Each job's clock starts at its own "
              "connection, and connecting N takes seconds, so the figures come from a steady "
-             "window: every client job logs its IOPS every 0.5 s with the wall clock's time "
-             "(`write_iops_log`, `log_avg_msec=500`, `log_unix_epoch=1`, after 1 s of "
-             "`ramp_time`), and the run ends (SIGINT to the client's fio) --runtime + 3 s "
-             "after the last connection came up; the window is from "
-             f"{MARGIN_S:g} s after the last connection, or the latest job's first sample, to "
-             "the earliest job's last sample (window s: its length). IOPS: the sum of every "
-             "job's mean IOPS over its log's intervals inside the window. Client and server "
-             "CPU: usr + sys of the whole fio process (/proc/PID/stat, all its threads), % of "
-             "one CPU, and server CPU per I/O, between the first and the last sample inside "
-             "the window of a watcher at real-time priority that samples every 0.5 s once all "
-             "are connected. Guest busy: the guest's non-idle time, % of its 2 CPUs; softirq: "
+             "window: every client job logs each I/O it completes with the wall clock's time "
+             "(`write_iops_log`, `log_unix_epoch=1`, after 1 s of `ramp_time`; fio's averaged "
+             "logs come from its helper thread, which the spinning jobs starve for seconds), "
+             "and the run ends (SIGINT to the client's fio) --runtime + 3 s after the last "
+             "connection came up; the window is from "
+             f"{MARGIN_S:g} s after the last connection, or the latest job's first logged I/O, "
+             "to the earliest job's last (window s: its length). IOPS: all jobs' I/Os in the "
+             "window over its length. Client and server CPU: usr + sys of the whole fio "
+             "process (/proc/PID/stat, all its threads), % of one CPU, between the first and "
+             "the last sample inside the window of a watcher at real-time priority that "
+             "samples every 0.5 s once all are connected; server CPU per I/O: the server's "
+             "CPU time between those samples over the I/Os completed between them. Guest busy: the guest's non-idle time, % of its 2 CPUs; softirq: "
              "its softirq time (rxe's transport when not run inside the client's own system "
              "calls), % of one CPU; both from /proc/stat at the same samples, as are the "
              "packets per I/O, and from the host: the host cores QEMU got (all of the guest's "

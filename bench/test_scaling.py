@@ -13,11 +13,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import scaling  # noqa: E402
 
 # Three client jobs sharing 3000 IOPS: job k connects at CONNECTED[k],
-# logs from 1 s later (ramp_time) every 0.5 s until its END; alone, a job
+# logs its I/Os from 1 s later (ramp_time) until its END; alone, a job
 # gets all 3000, so a job's mean over its own run says little.
 CONNECTED = (100.0, 102.0, 104.0)
 END = (111.0, 110.5, 111.0)
 TOTAL = 3000.0
+SLOT = 0.1
 
 
 def running(t):
@@ -25,14 +26,14 @@ def running(t):
 
 
 def write_log(path, k):
-    """fio's iops log (log_unix_epoch=1: milliseconds) of job k, each
-    value the mean over the half second that ends at its time"""
-    t = CONNECTED[k] + 1
+    """fio's iops log of job k (no log_avg_msec, log_unix_epoch=1): a
+    line an I/O, its time in milliseconds, spread evenly over each slot"""
     with open(path, "w") as f:
-        while t <= END[k]:
-            # the number of jobs changes only on whole seconds
-            f.write(f"{int(t * 1000)}, {TOTAL / running(t - 0.25):.0f}, 1, 0, 0\n")
-            t += 0.5
+        for slot in range(round((END[k] - CONNECTED[k] - 1) / SLOT)):
+            t = CONNECTED[k] + 1 + slot * SLOT
+            n = round(TOTAL / running(t + SLOT / 2) * SLOT)
+            for i in range(n):
+                f.write(f"{round((t + (i + 1) * SLOT / n) * 1000)}, 1, 1, 4096, 0\n")
 
 
 def write_samples(path):
@@ -68,32 +69,35 @@ class SteadyWindow(unittest.TestCase):
 
     def test_window_is_common_to_all_jobs(self):
         r = scaling.steady(self.base, CONNECTED[-1])
-        # from 1 s after the last connection (the last job's first
-        # sample, its ramp_time) to the earliest end
-        self.assertEqual(r["window"], [105.0, 110.5])
-        self.assertAlmostEqual(r["window_s"], 5.5)
+        # from the last job's first I/O (1 s after the last connection,
+        # its ramp_time) to the earliest end
+        self.assertEqual(r["window"], [105.001, 110.5])
+        self.assertAlmostEqual(r["window_s"], 5.499)
         self.assertEqual(r["jobs_logged"], 3)
 
     def test_iops_sum_the_jobs_in_the_window(self):
-        # each job's own run, from its first sample to its last, would
-        # give 1300 + 1067 + 1000
-        self.assertAlmostEqual(scaling.steady(self.base, CONNECTED[-1])["iops"], TOTAL)
+        # each job's own run, from its first I/O to its last, would give
+        # 1300 + 1067 + 1000
+        self.assertAlmostEqual(scaling.steady(self.base, CONNECTED[-1])["iops"], TOTAL,
+                               delta=TOTAL * 0.001)
 
     def test_window_starts_after_the_last_connection(self):
         # logs that began before all were up: the margin decides
         r = scaling.steady(self.base, CONNECTED[-1] + 2)
         self.assertEqual(r["window"], [CONNECTED[-1] + 2 + scaling.MARGIN_S, 110.5])
-        self.assertAlmostEqual(r["iops"], TOTAL)
+        self.assertAlmostEqual(r["iops"], TOTAL, delta=TOTAL * 0.001)
 
     def test_cpu_over_the_window(self):
         w = scaling.steady(self.base, CONNECTED[-1])["w"]
         # the samples at 105.1 and 110.1: not the 100 % before 105
         self.assertEqual((w["t0"], w["t1"]), (105.1, 110.1))
+        self.assertAlmostEqual(w["ios"], 5 * TOTAL, delta=3)
         self.assertAlmostEqual(w["scpu"], 30)
         self.assertAlmostEqual(w["ccpu"], 150)
         self.assertAlmostEqual(w["busy"], 80)
-        self.assertAlmostEqual(w["pkts"], 6)
-        self.assertAlmostEqual(scaling.cpu_us(w["scpu"], TOTAL), 100)
+        # 1.5 s of the server's CPU over 15000 I/Os
+        self.assertAlmostEqual(w["cpu_us"], 100, delta=0.1)
+        self.assertAlmostEqual(w["pkts"], 6, delta=0.01)
 
     def test_no_window_without_every_connection(self):
         r = scaling.steady(self.base, None)
@@ -114,6 +118,7 @@ class Records(unittest.TestCase):
             self.assertIsNone(r["tc"])
             self.assertNotIn("iops", r)
             self.assertIn("300 of 512 connection ends came up", r["why"])
+            self.assertEqual(r["jobs_logged"], 0)
             self.assertIn("Too many open files", r["why"])
 
 

@@ -45,10 +45,12 @@ sample() {
 	read -ra v </proc/stat
 	printf -v "$1" '%s,' "${v[@]:1:7}" "$k" "$p" "$st" "$ct" "$EPOCHREALTIME"
 }
-# The steady state: the client's jobs measure (write_iops_log) from 1 s
-# after their own connection (ramp_time) until the watcher stops the run,
-# STEADY_S seconds after all connections were up; scaling.py takes the
-# window in which every job has samples and all are connected.
+# The steady state: the client's jobs log each I/O (write_iops_log, from
+# the job's own thread: fio's averaged logs come from its helper thread,
+# which the spinning jobs starve for seconds) from 1 s after their own
+# connection (ramp_time) until the watcher stops the run, STEADY_S
+# seconds after all connections were up; scaling.py takes the window in
+# which every job logs and all are connected.
 STEADY_S=$((BENCH_RUNTIME + 3))
 # watch_pair NJ SERVER-PID CLIENT-PID T0 CLIENT-LOG SERVER-LOG SAMPLES:
 # what scale_pair notes while the pair runs, on one line: the
@@ -99,8 +101,8 @@ watch_pair() {
 }
 # scale_pair IMPL KIND NUMJOBS BUSY ROUND: one timed pair of NUMJOBS jobs a
 # side, the clients with busy_wait_polling=BUSY, both fio processes with
-# cm-log.cc preloaded, each client job's IOPS logged every 0.5 s with the
-# wall clock's time; one line in $BENCH_RAW/scaling/list: IMPL KIND NJ BUSY
+# cm-log.cc preloaded, each client job's I/Os logged with the wall clock's
+# time; one line in $BENCH_RAW/scaling/list: IMPL KIND NJ BUSY
 # ROUND STATUS RSS0 T0 and watch_pair's line
 scale_pair() {
 	local impl=$1 kind=$2 nj=$3 busy=$4 r=$5 cmd se ce s c cst sst extra=() lib t0 r0 w
@@ -131,7 +133,7 @@ scale_pair() {
 		"${ce[@]}" --serverip="$BENCH_IP" --port="$port" --thread --numjobs="$nj" \
 		--group_reporting --rw=write --bs=4k --iodepth=16 --size=1m --create_serialize=0 \
 		--time_based --ramp_time=1 --runtime=$((STEADY_S + 240)) \
-		--write_iops_log="$base.client" --log_avg_msec=500 --log_unix_epoch=1 \
+		--write_iops_log="$base.client" --log_unix_epoch=1 \
 		--busy_wait_polling="$busy") >"$base.client.log" 2>&1 &
 	c=$!
 	w=$(watch_pair "$nj" "$s" "$c" "$t0" "$base.cm-client" "$base.cm-server" "$base.samples")
