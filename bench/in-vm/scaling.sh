@@ -132,12 +132,12 @@ scale_pair() {
 		exec "${cmd[@]}" --output-format=json --output="$base.client.json" --name=client \
 		"${ce[@]}" --serverip="$BENCH_IP" --port="$port" --thread --numjobs="$nj" \
 		--group_reporting --rw=write --bs=4k --iodepth=16 --size=1m --create_serialize=0 \
-		--time_based --ramp_time=1 --runtime=$((STEADY_S + 240)) \
+		--time_based --ramp_time=1 --runtime=$((STEADY_S + 420)) \
 		--write_iops_log="$base.client" --log_unix_epoch=1 \
 		--busy_wait_polling="$busy") >"$base.client.log" 2>&1 &
 	c=$!
 	w=$(watch_pair "$nj" "$s" "$c" "$t0" "$base.cm-client" "$base.cm-server" "$base.samples")
-	wait_exit "$c" $((STEADY_S + 360))
+	wait_exit "$c" $((STEADY_S + 540))
 	cst=$?
 	# fio's status after the SIGINT that ended the run: 128 plus its
 	# failed jobs
@@ -217,7 +217,7 @@ scaling_runs() {
 	for ((r = 1; r <= BENCH_ROUNDS; r++)); do
 		for nj in 1 4 16 64 256; do
 			for kind in apm gpspm; do
-				for spec in ours:1 ref:1 ours:0 one:1; do
+				for spec in ours:1 ref:1 ours:0 one:1 one:0; do
 					((nj >= 64)) && [[ $spec == ref:* ]] && continue
 					((nj == 1)) && [[ $spec == one:* ]] && continue
 					[[ $kind-nj$nj-busy${spec#*:}-${spec%:*} =~ ${BENCH_ROWS:-.} ]] || continue
