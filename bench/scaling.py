@@ -57,16 +57,13 @@ def io_times(path):
         return sorted(int(line.split(",", 1)[0]) / 1000 for line in lines if "," in line)
 
 
-def steady_window(logs, connected):
-    """(start, end) of the time in which all connections are up (from
-    MARGIN_S after the last, time `connected`) and every job logs its
-    I/Os (from the latest job's first to the earliest job's last), None
-    when there is none"""
-    if not logs or not all(logs) or connected is None:
+def steady_window(connected, stop):
+    """(start, end) of the steady window: from MARGIN_S after the last
+    connection came up (time `connected`) to the stop (the watcher's last
+    sample, right before it stopped the run), None when there is none"""
+    if connected is None or stop is None or stop <= connected + MARGIN_S:
         return None
-    start = max([connected + MARGIN_S] + [x[0] for x in logs])
-    end = min(x[-1] for x in logs)
-    return (start, end) if end > start else None
+    return (connected + MARGIN_S, stop)
 
 
 def ios_between(logs, start, end):
@@ -175,19 +172,21 @@ def first_error(*paths):
     return None
 
 
-def steady(base, connected):
+def steady(base, connected, stopped):
     """a run's steady-state figures: the window, all jobs' IOPS in it
     and the CPU over it, from the client's IOPS logs and watch_pair's
-    samples"""
+    samples (stopped: the watcher ended the run)"""
     logs = [io_times(path) for path in glob.glob(base + ".client_iops.*.log")]
-    win = steady_window(logs, connected)
-    r = dict(jobs_logged=sum(1 for x in logs if x))
+    samples = samples_of(base + ".samples")
+    win = steady_window(connected, samples[-1][-1] if stopped and samples else None)
     if not win:
-        return r
-    r.update(window=list(win), window_s=win[1] - win[0],
-             iops=ios_between(logs, *win) / (win[1] - win[0]))
+        return {}
+    r = dict(window=list(win), window_s=win[1] - win[0],
+             iops=ios_between(logs, *win) / (win[1] - win[0]),
+             # jobs starved all through the window
+             jobs_idle=sum(1 for x in logs if not ios_between([x], *win)))
     # the CPU's samples inside the window, and the I/Os between them
-    ab = window_samples(samples_of(base + ".samples"), *win)
+    ab = window_samples(samples, *win)
     r["w"] = window(*ab, ios_between(logs, ab[0][-1], ab[1][-1])) if ab else {}
     return r
 
@@ -210,7 +209,7 @@ def scaling_records(raw):
                    status=status, tf=opt_us(tf), tc=opt_us(tc), r0=opt_int(r0),
                    r1=opt_int(r1), ends=opt_int(ends), stopped=stopped == "1")
         t_all = int(t0) / 1e6 + rec["tc"] if rec["tc"] is not None else None
-        rec.update(steady(base, t_all))
+        rec.update(steady(base, t_all, rec["stopped"]))
         w = rec.get("w", {})
         # the CPU of the whole server and client processes over the
         # window; one: a single server job (clients=N) for the N jobs
@@ -220,9 +219,8 @@ def scaling_records(raw):
         if rec.get("iops") is None:
             rec["why"] = (f"{rec['ends'] or 0} of {2 * nj} connection ends came up"
                           if rec["tc"] is None else
-                          f"{rec['jobs_logged']} of {nj} jobs logged I/Os"
-                          if rec["jobs_logged"] < nj else
-                          "the jobs' logs have no time in common after the last connection")
+                          "the client's fio ended before the watcher stopped it"
+                          if not rec["stopped"] else "no samples after the last connection")
             err = first_error(base + ".server.log", base + ".client.log")
             if err:
                 rec["why"] += f"; {err}"
@@ -241,7 +239,7 @@ def scaling(recs, o):
     rows = {}
     for key, rs in runs.items():
         r = {k: median(x.get(k) for x in rs)
-             for k in ("tf", "tc", "r0", "r1", "iops", "ccpu", "scpu", "window_s")}
+             for k in ("tf", "tc", "r0", "r1", "iops", "ccpu", "scpu", "window_s", "jobs_idle")}
         r["tcc"] = median(x["tc"] - x["tf"] for x in rs
                           if x["tc"] is not None and x["tf"] is not None)
         r["cpu_us"] = median(x.get("cpu_us") for x in rs)
@@ -268,17 +266,18 @@ def scaling(recs, o):
              "the rounds, the IOPS of each round are listed. Each job's clock starts at its own "
              "connection, and connecting N takes seconds, so the figures come from a steady "
              "window: every client job logs each I/O it completes with the wall clock's time "
-             "(`write_iops_log`, `log_unix_epoch=1`, after 1 s of `ramp_time`; fio's averaged "
-             "logs come from its helper thread, which the spinning jobs starve for seconds), "
-             "and the run ends (SIGINT to the client's fio) --runtime + 3 s after the last "
-             "connection came up; the window is from "
-             f"{MARGIN_S:g} s after the last connection, or the latest job's first logged I/O, "
-             "to the earliest job's last (window s: its length). IOPS: all jobs' I/Os in the "
-             "window over its length. Client and server CPU: usr + sys of the whole fio "
-             "process (/proc/PID/stat, all its threads), % of one CPU, between the first and "
-             "the last sample inside the window of a watcher at real-time priority that "
-             "samples every 0.5 s once all are connected; server CPU per I/O: the server's "
-             "CPU time between those samples over the I/Os completed between them. Guest busy: the guest's non-idle time, % of its 2 CPUs; softirq: "
+             "from its start (`write_iops_log`, `log_unix_epoch=1`, no `ramp_time`; fio's "
+             "averaged logs come from its helper thread, which the spinning jobs starve for "
+             "seconds), a watcher at real-time priority samples every 0.5 s once all are "
+             "connected and ends the run (SIGINT to the client's fio) --runtime + 3 s after "
+             f"the last connection came up; the window is from {MARGIN_S:g} s after the last "
+             "connection to that end (window s: its length). IOPS: all jobs' I/Os in the "
+             "window over its length; idle jobs: those that completed none in it (starved). "
+             "Client and server CPU: usr + sys of the whole fio process (/proc/PID/stat, all "
+             "its threads), % of one CPU, between the first and the last sample inside the "
+             "window; server CPU per I/O: the server's CPU time between those samples over the "
+             "I/Os completed between them. Guest busy: the guest's non-idle time, % of its 2 "
+             "CPUs; softirq: "
              "its softirq time (rxe's transport when not run inside the client's own system "
              "calls), % of one CPU; both from /proc/stat at the same samples, as are the "
              "packets per I/O, and from the host: the host cores QEMU got (all of the guest's "
@@ -290,18 +289,19 @@ def scaling(recs, o):
              "watcher). Server RSS: once all jobs listen and once all are connected. Status: "
              "client and server fio's exit status a round (SKIP: no round had a window, and "
              "why).\n")
-    o.append("| kind | numjobs | busy | impl | IOPS | IOPS / job | IOPS per round | window s | "
+    o.append("| kind | numjobs | busy | impl | IOPS | IOPS / job | IOPS per round | window s | idle jobs | "
              "client CPU % | server CPU % | server CPU us / I/O | guest busy % | softirq % | "
              "host cores for the VM | host busy % | host CPU us / I/O | packets / I/O | "
              "first id s | connected s | connecting s | server RSS kB listening / connected | "
              "status |")
     o.append("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
-             "---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+             "---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     order = sorted(rows.items(), key=lambda x: (x[0][0], x[0][1], -int(x[0][2]), x[0][3]))
     for (kind, nj, busy, impl), r in order:
         o.append(f"| {kind} | {nj} | {busy} | {impl} | {num(r['iops'])} | "
                  f"{num(r['iops'] / nj if r['iops'] else None)} | {r['all']} | "
-                 f"{num(r['window_s'], '{:.1f}')} | {num(r['ccpu'])} | {num(r['scpu'])} | "
+                 f"{num(r['window_s'], '{:.1f}')} | {num(r['jobs_idle'])} | "
+                 f"{num(r['ccpu'])} | {num(r['scpu'])} | "
                  f"{num(r['cpu_us'], '{:.1f}')} | {num(r['busy'])} | "
                  f"{num(r['softirq'])} | {num(r['vm_cores'], '{:.2f}')} | "
                  f"{num(r['host_busy'])} | {num(r['host_us'])} | {num(r['pkts'], '{:.2f}')} | "

@@ -47,10 +47,12 @@ sample() {
 }
 # The steady state: the client's jobs log each I/O (write_iops_log, from
 # the job's own thread: fio's averaged logs come from its helper thread,
-# which the spinning jobs starve for seconds) from 1 s after their own
-# connection (ramp_time) until the watcher stops the run, STEADY_S
-# seconds after all connections were up; scaling.py takes the window in
-# which every job logs and all are connected.
+# which the spinning jobs starve for seconds) from their start, right
+# after their own connection, until the watcher stops the run STEADY_S
+# seconds after all connections were up; scaling.py takes the window
+# from shortly after the last connection to the stop. No ramp_time: a
+# job starved for seconds ends its ramp late, and its I/Os until then
+# would be missing from the window.
 STEADY_S=$((BENCH_RUNTIME + 3))
 # watch_pair NJ SERVER-PID CLIENT-PID T0 CLIENT-LOG SERVER-LOG SAMPLES:
 # what scale_pair notes while the pair runs, on one line: the
@@ -132,7 +134,7 @@ scale_pair() {
 		exec "${cmd[@]}" --output-format=json --output="$base.client.json" --name=client \
 		"${ce[@]}" --serverip="$BENCH_IP" --port="$port" --thread --numjobs="$nj" \
 		--group_reporting --rw=write --bs=4k --iodepth=16 --size=1m --create_serialize=0 \
-		--time_based --ramp_time=1 --runtime=$((STEADY_S + 420)) \
+		--time_based --runtime=$((STEADY_S + 420)) \
 		--write_iops_log="$base.client" --log_unix_epoch=1 \
 		--busy_wait_polling="$busy") >"$base.client.log" 2>&1 &
 	c=$!
