@@ -48,6 +48,9 @@ def opt_int(v):
 USER_HZ = 100
 # the steady window begins this long after the last connection came up
 MARGIN_S = 1.0
+# bench/in-vm/scaling.sh's: the watcher stops a run in which no connection
+# came up for this long
+STALL_S = 60
 
 
 def io_times(path):
@@ -207,7 +210,8 @@ def scaling_records(raw):
         base = os.path.join(raw, "scaling", f"{kind}.nj{nj}.busy{busy}.{impl}.r{rnd}")
         rec = dict(record="scaling", kind=kind, nj=nj, busy=busy, impl=impl, round=int(rnd),
                    status=status, tf=opt_us(tf), tc=opt_us(tc), r0=opt_int(r0),
-                   r1=opt_int(r1), ends=opt_int(ends), stopped=stopped == "1")
+                   r1=opt_int(r1), ends=opt_int(ends), stopped=stopped == "1",
+                   stalled=stopped == "2")
         t_all = int(t0) / 1e6 + rec["tc"] if rec["tc"] is not None else None
         rec.update(steady(base, t_all, rec["stopped"]))
         w = rec.get("w", {})
@@ -218,6 +222,8 @@ def scaling_records(raw):
             if off is not None and "t0" in w else {}
         if rec.get("iops") is None:
             rec["why"] = (f"{rec['ends'] or 0} of {2 * nj} connection ends came up"
+                          + (f" (none more in {STALL_S} s: the watcher stopped the run)"
+                             if rec["stalled"] else "")
                           if rec["tc"] is None else
                           "the client's fio ended before the watcher stopped it"
                           if not rec["stopped"] else "no samples after the last connection")

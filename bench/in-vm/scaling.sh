@@ -54,18 +54,22 @@ sample() {
 # job starved for seconds ends its ramp late, and its I/Os until then
 # would be missing from the window.
 STEADY_S=$((BENCH_RUNTIME + 3))
+STALL_S=60
 # watch_pair NJ SERVER-PID CLIENT-PID T0 CLIENT-LOG SERVER-LOG SAMPLES:
 # what scale_pair notes while the pair runs, on one line: the
 # microseconds from T0 (the client's start) until the client's first
 # RDMA-CM id and until the last of the 2 NJ ends has its connection
 # established (cm-log.cc's lines), the server's RSS then, the ends
-# established, and 1 when it stopped the client (SIGINT) STEADY_S seconds
-# after the last; meanwhile a sample (sample's line) every 0.5 s into
-# SAMPLES. At real-time priority, and builtins only: in the guest a
+# established, and how it stopped the client (SIGINT): 1 STEADY_S
+# seconds after the last, 2 when no end came up for STALL_S seconds
+# (connections that time out in a starved guest leave the others running
+# until runtime=), 0 not at all; meanwhile a sample (sample's line) every
+# 0.5 s into SAMPLES. At real-time priority, and builtins only: in the guest a
 # process takes up to a second to start, and busy-polling clients would
 # starve a normal one for longer.
 watch_pair() {
 	local nj=$1 s=$2 c=$3 t0=$4 tf=- tc=- r1=- x stopped=0 sleeper f w t n=0 last first=0 k v _
+	local seen=0 since=$SECONDS
 	chrt -f -p 10 "$BASHPID" >/dev/null 2>&1
 	# read -t on a pipe nobody writes: a sleep without a process
 	exec {sleeper}<> <(:)
@@ -84,6 +88,11 @@ watch_pair() {
 			done <"/proc/$s/smaps_rollup"
 			tc=$((last - t0))
 			((first)) && tf=$((first - t0))
+			break
+		fi
+		((n > seen)) && seen=$n since=$SECONDS
+		if ((SECONDS - since >= STALL_S)); then
+			kill -INT "$c" 2>/dev/null && stopped=2
 			break
 		fi
 		read -rt 0.1 -u "$sleeper"
@@ -143,7 +152,7 @@ scale_pair() {
 	cst=$?
 	# fio's status after the SIGINT that ended the run: 128 plus its
 	# failed jobs
-	[[ ${w##*$'\t'} == 1 ]] && ((cst >= 128)) && cst=$((cst - 128))
+	[[ ${w##*$'\t'} != 0 ]] && ((cst >= 128)) && cst=$((cst - 128))
 	wait_exit "$s" 60
 	sst=$?
 	printf '%s\t%s\t%s\t%s\t%s\t%s %s\t%s\t%s\t%s\n' "$impl" "$kind" "$nj" "$busy" "$r" \
