@@ -86,9 +86,13 @@ def samples_of(path):
 
 
 def window_samples(samples, start, end):
-    """the first and the last sample from start to end, None when fewer
-    than two"""
+    """the first and the last sample from start to end; when the watcher
+    was starved into fewer than two, its last one before start (all are
+    taken once all are connected) and the last one; None without two"""
     inside = [x for x in samples if start <= x[-1] <= end]
+    before = [x for x in samples if x[-1] < start]
+    if len(inside) < 2 and before and inside:
+        return before[-1], inside[-1]
     return (inside[0], inside[-1]) if len(inside) >= 2 else None
 
 

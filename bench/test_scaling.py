@@ -100,6 +100,16 @@ class SteadyWindow(unittest.TestCase):
         self.assertAlmostEqual(w["cpu_us"], 100, delta=0.1)
         self.assertAlmostEqual(w["pkts"], 6, delta=0.01)
 
+    def test_cpu_of_a_starved_watcher(self):
+        # two samples: one before the window, the stop
+        with open(self.base + ".samples") as f:
+            lines = f.read().splitlines()
+        with open(self.base + ".samples", "w") as f:
+            f.write(lines[1] + "\n" + lines[-1] + "\n")
+        w = scaling.steady(self.base, CONNECTED[-1], True)["w"]
+        self.assertEqual((w["t0"], w["t1"]), (104.6, STOP))
+        self.assertAlmostEqual(w["ios"], 6.5 * TOTAL, delta=3)
+
     def test_no_window_without_every_connection(self):
         self.assertEqual(scaling.steady(self.base, None, True), {})
 
