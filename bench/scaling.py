@@ -563,6 +563,12 @@ def summary(recs, results, is_connect):
     else:
         latbase(recs, o)
         scaling(recs, o)
+    # what the figures cannot say (the host's load, why a target is
+    # missed): RESULTS/notes.md, written by hand, kept across runs
+    notes = os.path.join(results, "notes.md")
+    if os.path.exists(notes):
+        with open(notes) as f:
+            o += ["## Notes", "", f.read().strip(), ""]
     path = os.path.join(results, "summary.md")
     with open(path, "w") as f:
         f.write("\n".join(o).rstrip("\n") + "\n")
