@@ -8,6 +8,8 @@
 # (BENCH_CONNECT=1) into the same two files: connecting without fio.
 # bench/scaling.py --md [--connect] RESULTS -- summary.md again from
 # records.jsonl alone.
+import bisect
+import glob
 import json
 import os
 import re
@@ -30,20 +32,6 @@ def fio_json(path):
         return None
 
 
-def iops(j):
-    if not j:
-        return None
-    return sum(job["write"]["iops"] + job["read"]["iops"] for job in j["jobs"])
-
-
-def cpu(j, nj):
-    """usr + sys of all the side's jobs, % of one CPU (group_reporting
-    reports the jobs' mean)"""
-    if not j:
-        return None
-    return sum(job["usr_cpu"] + job["sys_cpu"] for job in j["jobs"]) * nj
-
-
 def num(v, f="{:,.0f}"):
     return f.format(v) if v is not None else "-"
 
@@ -58,24 +46,80 @@ def opt_int(v):
 
 
 USER_HZ = 100
+# the steady window begins this long after the last connection came up
+MARGIN_S = 1.0
+# bench/in-vm/scaling.sh's: the watcher stops a run in which no connection
+# came up for this long
+STALL_S = 60
 
 
-def window(a, b, iops):
-    """the guest's CPU in the sampled window: busy % of all its CPUs,
-    softirq and ksoftirqd % of one CPU, packets per I/O"""
-    if a in ("-", "") or b in ("-", "") or not iops:
+def io_times(path):
+    """fio's write_iops_log without log_avg_msec, log_unix_epoch=1: a line
+    an I/O, its completion's time first (ms); the times in seconds, sorted"""
+    with open(path) as lines:
+        return sorted(int(line.split(",", 1)[0]) / 1000 for line in lines if "," in line)
+
+
+def steady_window(connected, stop):
+    """(start, end) of the steady window: from MARGIN_S after the last
+    connection came up (time `connected`) to the stop (the watcher's last
+    sample, right before it stopped the run), None when there is none"""
+    if connected is None or stop is None or stop <= connected + MARGIN_S:
+        return None
+    return (connected + MARGIN_S, stop)
+
+
+def ios_between(logs, start, end):
+    """the I/Os all jobs completed from start to end"""
+    return sum(bisect.bisect_right(x, end) - bisect.bisect_left(x, start) for x in logs)
+
+
+def samples_of(path):
+    """watch_pair's samples: a list of float lists (sample's fields), the
+    time last; a process gone reads "-" (None)"""
+    try:
+        with open(path) as f:
+            lines = f.read().split()
+    except OSError:
+        return []
+    return [[None if v == "-" else float(v) for v in line.split(",")] for line in lines]
+
+
+def window_samples(samples, start, end):
+    """the first and the last sample from start to end; when the watcher
+    was starved into fewer than two, its last one before start (all are
+    taken once all are connected) and the last one; None without two"""
+    inside = [x for x in samples if start <= x[-1] <= end]
+    before = [x for x in samples if x[-1] < start]
+    if len(inside) < 2 and before and inside:
+        return before[-1], inside[-1]
+    return (inside[0], inside[-1]) if len(inside) >= 2 else None
+
+
+def window(a, b, ios):
+    """the CPU between samples a and b, in which the client completed ios
+    I/Os: the guest's busy % of all its CPUs, softirq and ksoftirqd % of
+    one CPU, packets per I/O, the server's and the client's usr + sys, %
+    of one CPU, and the server's per I/O (us)"""
+    d = [y - x if x is not None and y is not None else None for x, y in zip(a, b)]
+    # user nice system idle iowait irq softirq ksoftirqd packets server
+    # client time
+    ticks, dt = sum(d[0:7]), d[11]
+    if ticks <= 0 or dt <= 0:
         return {}
-    a = [float(x) for x in a.split(",")]
-    b = [float(x) for x in b.split(",")]
-    d = [y - x for x, y in zip(a, b)]
-    # user nice system idle iowait irq softirq ksoftirqd packets time
-    ticks = sum(d[0:7])
-    if ticks <= 0 or d[9] <= 0:
-        return {}
-    return dict(busy=100 * (ticks - d[3] - d[4]) / ticks,
-                softirq=100 * d[6] / (d[9] * USER_HZ),
-                ksoftirqd=100 * d[7] / (d[9] * USER_HZ),
-                pkts=d[8] / (d[9] * iops))
+    w = dict(busy=100 * (ticks - d[3] - d[4]) / ticks,
+             softirq=100 * d[6] / (dt * USER_HZ),
+             ksoftirqd=100 * d[7] / (dt * USER_HZ),
+             t0=a[11], t1=b[11], ios=ios)
+    if d[9] is not None:
+        w["scpu"] = 100 * d[9] / (dt * USER_HZ)
+        if ios:
+            w["cpu_us"] = d[9] / USER_HZ * 1e6 / ios
+    if d[10] is not None:
+        w["ccpu"] = 100 * d[10] / (dt * USER_HZ)
+    if d[8] is not None and ios:
+        w["pkts"] = d[8] / ios
+    return w
 
 
 def host_samples(raw):
@@ -121,28 +165,76 @@ def median(values):
     return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
+def first_error(*paths):
+    """the first line of the logs that says what failed, shortened"""
+    for path in paths:
+        try:
+            with open(path, errors="replace") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if re.search(r"error|fail|cannot|refused|timed out", line, re.I):
+                return line.strip()[:160]
+    return None
+
+
+def steady(base, connected, stopped):
+    """a run's steady-state figures: the window, all jobs' IOPS in it
+    and the CPU over it, from the client's IOPS logs and watch_pair's
+    samples (stopped: the watcher ended the run)"""
+    logs = [io_times(path) for path in glob.glob(base + ".client_iops.*.log")]
+    samples = samples_of(base + ".samples")
+    win = steady_window(connected, samples[-1][-1] if stopped and samples else None)
+    if not win:
+        return {}
+    r = dict(window=list(win), window_s=win[1] - win[0],
+             iops=ios_between(logs, *win) / (win[1] - win[0]),
+             # jobs starved all through the window
+             jobs_idle=sum(1 for x in logs if not ios_between([x], *win)))
+    # the CPU's samples inside the window, and the I/Os between them
+    ab = window_samples(samples, *win)
+    r["w"] = window(*ab, ios_between(logs, ab[0][-1], ab[1][-1])) if ab else {}
+    return r
+
+
 def scaling_records(raw):
-    """one record a run of the list: its figures from fio's reports, the
-    guest's window and the host's samples"""
+    """one record a run of the list: its steady-state figures, the
+    connecting and the host's samples over the window"""
     path = os.path.join(raw, "scaling", "list")
     if not os.path.exists(path):
         return []
     recs = []
     samples, off = host_samples(raw), clock_offset(raw)
-    for line in open(path).read().splitlines():
-        impl, kind, nj, busy, rnd, status, r0, tf, tc, r1, wa, wb = line.split("\t")
+    with open(path) as f:
+        lines = f.read().splitlines()
+    for line in lines:
+        impl, kind, nj, busy, rnd, status, r0, t0, tf, tc, r1, ends, stopped = line.split("\t")
         nj = int(nj)
         base = os.path.join(raw, "scaling", f"{kind}.nj{nj}.busy{busy}.{impl}.r{rnd}")
-        c, s = fio_json(base + ".client.json"), fio_json(base + ".server.json")
-        n = iops(c)
-        recs.append(dict(
-            record="scaling", kind=kind, nj=nj, busy=busy, impl=impl, round=int(rnd),
-            status=status, tf=opt_us(tf), tc=opt_us(tc), r0=opt_int(r0), r1=opt_int(r1),
-            # one: a single server job (clients=N) for the N client jobs
-            iops=n, ccpu=cpu(c, nj), scpu=cpu(s, 1 if impl == "one" else nj),
-            w=window(wa, wb, n),
-            h=host_window(samples, float(wa.split(",")[-1]) + off, float(wb.split(",")[-1]) + off)
-            if off is not None and wa not in ("-", "") and wb not in ("-", "") else {}))
+        rec = dict(record="scaling", kind=kind, nj=nj, busy=busy, impl=impl, round=int(rnd),
+                   status=status, tf=opt_us(tf), tc=opt_us(tc), r0=opt_int(r0),
+                   r1=opt_int(r1), ends=opt_int(ends), stopped=stopped == "1",
+                   stalled=stopped == "2")
+        t_all = int(t0) / 1e6 + rec["tc"] if rec["tc"] is not None else None
+        rec.update(steady(base, t_all, rec["stopped"]))
+        w = rec.get("w", {})
+        # the CPU of the whole server and client processes over the
+        # window; one: a single server job (clients=N) for the N jobs
+        rec["scpu"], rec["ccpu"], rec["cpu_us"] = w.get("scpu"), w.get("ccpu"), w.get("cpu_us")
+        rec["h"] = host_window(samples, w["t0"] + off, w["t1"] + off) \
+            if off is not None and "t0" in w else {}
+        if rec.get("iops") is None:
+            rec["why"] = (f"{rec['ends'] or 0} of {2 * nj} connection ends came up"
+                          + (f" (none more in {STALL_S} s: the watcher stopped the run)"
+                             if rec["stalled"] else "")
+                          if rec["tc"] is None else
+                          "the client's fio ended before the watcher stopped it"
+                          if not rec["stopped"] else "no samples after the last connection")
+            err = first_error(base + ".server.log", base + ".client.log")
+            if err:
+                rec["why"] += f"; {err}"
+        recs.append(rec)
     return recs
 
 
@@ -156,56 +248,76 @@ def scaling(recs, o):
     # each figure the median of the rounds
     rows = {}
     for key, rs in runs.items():
-        r = {k: median(x[k] for x in rs)
-             for k in ("tf", "tc", "r0", "r1", "iops", "ccpu", "scpu")}
+        r = {k: median(x.get(k) for x in rs)
+             for k in ("tf", "tc", "r0", "r1", "iops", "ccpu", "scpu", "window_s", "jobs_idle")}
         r["tcc"] = median(x["tc"] - x["tf"] for x in rs
                           if x["tc"] is not None and x["tf"] is not None)
+        r["cpu_us"] = median(x.get("cpu_us") for x in rs)
         for k in ("busy", "softirq", "pkts"):
-            r[k] = median(x["w"].get(k) for x in rs)
+            r[k] = median(x.get("w", {}).get(k) for x in rs)
         for k in ("vm_cores", "host_busy"):
             r[k] = median(x["h"].get(k) for x in rs)
         r["host_us"] = median(x["h"]["vm_cores"] * 1e6 / x["iops"] for x in rs
-                              if x["h"].get("vm_cores") and x["iops"])
-        r["all"] = ", ".join(num(x["iops"]) for x in rs)
-        r["status"] = ", ".join(x["status"] for x in rs)
+                              if x["h"].get("vm_cores") and x.get("iops"))
+        r["all"] = ", ".join(num(x.get("iops")) for x in rs)
+        why = sorted({x["why"] for x in rs if x.get("why")})
+        r["status"] = ", ".join(x["status"] for x in rs) + (
+            ("; SKIP: " if r["iops"] is None else "; failed rounds: ") + "; ".join(why)
+            if why else "")
         rows[key] = r
     nrounds = max(len(rs) for rs in runs.values())
-    o.append("## Scaling: numjobs, each job its own connection\n")
+    o.append("## Scaling: numjobs, each job its own connection, in the steady state\n")
     o.append("Write, 4 KiB, iodepth 16 per job, 1 MiB per job (`filename=malloc` on the server), "
-             "5 s after 1 s of ramp-up, `group_reporting`, the guest's 2 vCPUs; GPSPM servers "
-             "with `busy_wait_polling=0` (64 spinning server threads on 2 CPUs would measure the "
+             "`group_reporting`, the guest's 2 vCPUs (4 GiB); GPSPM servers with "
+             "`busy_wait_polling=0` (256 spinning server threads on 2 CPUs would measure the "
              "scheduler). busy: the clients' `busy_wait_polling` (the reference's clients spin "
              "whatever it says, so only ours run with 0). "
              f"{nrounds} round(s), each running every row once; each figure is the median of "
-             "the rounds, the IOPS of each round are listed. IOPS: all jobs together. Client and "
-             "server CPU: fio's usr + sys of all the side's jobs, % of one CPU. Guest busy: the "
-             "guest's non-idle time, % of its 2 CPUs; softirq: its softirq time (rxe's "
-             "transport when not run inside the client's own system calls), % of one CPU; "
-             "both sampled from /proc/stat from 1.5 to 4.5 s after all connections were up, as "
-             "are the packets per I/O, and from the host: the host cores QEMU got (all of the guest's "
-             "vCPUs together) and the host's own busy %, aligned by the clocks' offset (a report's "
-             "mtime on the host against fio's timestamp in it); host CPU per I/O is QEMU's host "
-             "CPU time over the I/Os. First id: from the client's start until the first RDMA-CM "
-             "id of its connections appears (fio's start-up); connected: until both ends of all "
-             "connections are up (sampled every 0.1 s by a watcher at real-time priority). "
-             "Server RSS: once all jobs listen and once all are connected (jobs start their I/O "
-             "as soon as they are connected: when connecting takes longer than a job's 6 s, the "
-             "first jobs have ended and freed their regions by then, and that reading is low).\n")
-    o.append("| kind | numjobs | busy | impl | IOPS | IOPS / job | IOPS per round | "
-             "client CPU % | server CPU % | guest busy % | softirq % | host cores for the VM | "
-             "host busy % | host CPU us / I/O | packets / I/O | first id s | connected s | connecting s | "
-             "server RSS kB listening / connected | status |")
+             "the rounds, the IOPS of each round are listed. Each job's clock starts at its own "
+             "connection, and connecting N takes seconds, so the figures come from a steady "
+             "window: every client job logs each I/O it completes with the wall clock's time "
+             "from its start (`write_iops_log`, `log_unix_epoch=1`, no `ramp_time`; fio's "
+             "averaged logs come from its helper thread, which the spinning jobs starve for "
+             "seconds), a watcher at real-time priority samples every 0.5 s once all are "
+             "connected and ends the run (SIGINT to the client's fio) --runtime + 3 s after "
+             f"the last connection came up; the window is from {MARGIN_S:g} s after the last "
+             "connection to that end (window s: its length). IOPS: all jobs' I/Os in the "
+             "window over its length; idle jobs: those that completed none in it (starved). "
+             "Client and server CPU: usr + sys of the whole fio process (/proc/PID/stat, all "
+             "its threads), % of one CPU, between the first and the last sample inside the "
+             "window; server CPU per I/O: the server's CPU time between those samples over the "
+             "I/Os completed between them. Guest busy: the guest's non-idle time, % of its 2 "
+             "CPUs; softirq: "
+             "its softirq time (rxe's transport when not run inside the client's own system "
+             "calls), % of one CPU; both from /proc/stat at the same samples, as are the "
+             "packets per I/O, and from the host: the host cores QEMU got (all of the guest's "
+             "vCPUs together) and the host's own busy %, aligned by the clocks' offset (a "
+             "report's mtime on the host against fio's timestamp in it); host CPU per I/O is "
+             "QEMU's host CPU time over the I/Os. First id: from the client's start until the "
+             "first RDMA-CM id of its connections appears (fio's start-up); connected: until "
+             "both ends of all connections are up (cm-log.cc's times, read every 0.1 s by the "
+             "watcher). Server RSS: once all jobs listen and once all are connected. Status: "
+             "client and server fio's exit status a round (SKIP: no round had a window, and "
+             "why).\n")
+    o.append("| kind | numjobs | busy | impl | IOPS | IOPS / job | IOPS per round | window s | idle jobs | "
+             "client CPU % | server CPU % | server CPU us / I/O | guest busy % | softirq % | "
+             "host cores for the VM | host busy % | host CPU us / I/O | packets / I/O | "
+             "first id s | connected s | connecting s | server RSS kB listening / connected | "
+             "status |")
     o.append("| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
-             "---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+             "---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     order = sorted(rows.items(), key=lambda x: (x[0][0], x[0][1], -int(x[0][2]), x[0][3]))
     for (kind, nj, busy, impl), r in order:
         o.append(f"| {kind} | {nj} | {busy} | {impl} | {num(r['iops'])} | "
                  f"{num(r['iops'] / nj if r['iops'] else None)} | {r['all']} | "
-                 f"{num(r['ccpu'])} | {num(r['scpu'])} | {num(r['busy'])} | "
+                 f"{num(r['window_s'], '{:.1f}')} | {num(r['jobs_idle'])} | "
+                 f"{num(r['ccpu'])} | {num(r['scpu'])} | "
+                 f"{num(r['cpu_us'], '{:.1f}')} | {num(r['busy'])} | "
                  f"{num(r['softirq'])} | {num(r['vm_cores'], '{:.2f}')} | "
-                 f"{num(r['host_busy'])} | {num(r['host_us'])} | {num(r['pkts'], '{:.2f}')} | {num(r['tf'], '{:.2f}')} | "
-                 f"{num(r['tc'], '{:.2f}')} | {num(r['tcc'], '{:.2f}')} | "
-                 f"{num(r['r0'])} / {num(r['r1'])} | {r['status']} |")
+                 f"{num(r['host_busy'])} | {num(r['host_us'])} | {num(r['pkts'], '{:.2f}')} | "
+                 f"{num(r['tf'], '{:.2f}')} | {num(r['tc'], '{:.2f}')} | "
+                 f"{num(r['tcc'], '{:.2f}')} | {num(r['r0'])} / {num(r['r1'])} | "
+                 f"{r['status']} |")
     o.append("")
     # memory per connection: the growth of the connected server's RSS
     # over numjobs, each job's region (1 MiB) included
@@ -224,36 +336,67 @@ def scaling(recs, o):
     one_thread(rows, o)
 
 
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def verdict(value, target, higher_is_better):
+    """"met", or by how much the value misses the target"""
+    if value is None or target is None:
+        return "not measured"
+    if (value >= target) if higher_is_better else (value <= target):
+        return "met"
+    return f"missed by {abs(value / target - 1) * 100:.0f} %"
+
+
 def one_thread(rows, o):
     """impl "one" (a server job with clients=N) against "ours" (N server
-    jobs) at the same N, and against ours with one connection"""
+    jobs) at the same N, and against ours with one connection; the
+    targets"""
     pairs = [(k, r) for k, r in sorted(rows.items()) if k[3] == "one"]
     if not pairs:
         return
-
-    def cpu_us(r):
-        return r["scpu"] / 100 * 1e6 / r["iops"] if r["scpu"] is not None and r["iops"] else None
-
     o.append("### One server job for all connections (clients=N)\n")
     o.append("impl one: one server job with `clients=N` takes the N client jobs' connections "
              "on one port (`port_per_job=0`; a GPSPM server serves them all from one thread "
              "through a shared receive queue), against ours with N server jobs, one per "
-             "connection (the table above, impl ours). Server CPU per I/O: the server's usr + "
-             "sys over the IOPS. Target (GPSPM): at N = 16, one thread delivers at least the "
-             "IOPS of 16 jobs, at no more server CPU per I/O than one job serving one "
-             "connection.\n")
-    o.append("| kind | N | busy | IOPS: one job | IOPS: N jobs | ratio | server CPU us / I/O: "
-             "one job | N jobs | 1 job, 1 connection | server RSS kB connected: one job | N jobs |")
-    o.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+             "connection (the table above, impl ours), in the steady window. Server CPU per "
+             "I/O: the server process's usr + sys over the IOPS.\n")
+    o.append("| kind | N | busy | IOPS: one job | IOPS: N jobs | ratio | IOPS / connection: "
+             "one job | server CPU us / I/O: one job | N jobs | 1 job, 1 connection | "
+             "connected s: one job | N jobs | server RSS kB connected: one job | N jobs |")
+    o.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
+             "---: | ---: |")
     for (kind, nj, busy, _), r in pairs:
         n = rows.get((kind, nj, busy, "ours"), {})
         single = rows.get((kind, 1, busy, "ours"), {})
-        ratio = r["iops"] / n["iops"] if r.get("iops") and n.get("iops") else None
         o.append(f"| {kind} | {nj} | {busy} | {num(r['iops'])} | {num(n.get('iops'))} | "
-                 f"{num(ratio, '{:.2f}')} | {num(cpu_us(r), '{:.1f}')} | "
-                 f"{num(cpu_us(n) if n else None, '{:.1f}')} | "
-                 f"{num(cpu_us(single) if single else None, '{:.1f}')} | "
+                 f"{num(ratio(r['iops'], n.get('iops')), '{:.2f}')} | "
+                 f"{num(ratio(r['iops'], nj))} | {num(r['cpu_us'], '{:.1f}')} | "
+                 f"{num(n.get('cpu_us'), '{:.1f}')} | {num(single.get('cpu_us'), '{:.1f}')} | "
+                 f"{num(r['tc'], '{:.2f}')} | {num(n.get('tc'), '{:.2f}')} | "
                  f"{num(r['r1'])} | {num(n.get('r1'))} |")
+    o.append("")
+    o.append("Targets, in the steady window (figures from the table above):\n")
+    for kind, busy in sorted({(k[0], k[2]) for k, _ in pairs}):
+        one16, ours16 = rows.get((kind, 16, busy, "one"), {}), rows.get((kind, 16, busy, "ours"), {})
+        ours1, one256 = rows.get((kind, 1, busy, "ours"), {}), rows.get((kind, 256, busy, "one"), {})
+        if kind == "gpspm":
+            ia, ib = one16.get("iops"), ours16.get("iops")
+            ca, cb = one16.get("cpu_us"), ours1.get("cpu_us")
+            o.append(f"- (a) {kind}, busy {busy}: one thread for 16 connections delivers at least "
+                     f"the IOPS of 16 server jobs: {num(ia)} against {num(ib)} "
+                     f"({num(ratio(ia, ib), '{:.2f}')}x: {verdict(ia, ib, True)}), at no more "
+                     f"server CPU per I/O than one job serving one connection: {num(ca, '{:.1f}')} "
+                     f"us against {num(cb, '{:.1f}')} ({verdict(ca, cb, False)}).")
+        c16, c256 = one16.get("cpu_us"), one256.get("cpu_us")
+        p16, p256 = ratio(one16.get("iops"), 16), ratio(one256.get("iops"), 256)
+        o.append(f"- (b) {kind}, busy {busy}: at 256 connections one thread's server CPU per I/O "
+                 f"within 1.5x of its figure at 16: {num(c256, '{:.1f}')} us against "
+                 f"{num(c16, '{:.1f}')} ({num(ratio(c256, c16), '{:.2f}')}x: "
+                 f"{verdict(c256, c16 * 1.5 if c16 else None, False)}); IOPS per connection "
+                 f"{num(p256)} against {num(p16)} ({num(ratio(p16, p256), '{:.2f}')}x fewer: "
+                 f"{verdict(p256, p16 / 1.5 if p16 else None, True)}).")
     o.append("")
 
 
@@ -420,6 +563,12 @@ def summary(recs, results, is_connect):
     else:
         latbase(recs, o)
         scaling(recs, o)
+    # what the figures cannot say (the host's load, why a target is
+    # missed): RESULTS/notes.md, written by hand, kept across runs
+    notes = os.path.join(results, "notes.md")
+    if os.path.exists(notes):
+        with open(notes) as f:
+            o += ["## Notes", "", f.read().strip(), ""]
     path = os.path.join(results, "summary.md")
     with open(path, "w") as f:
         f.write("\n".join(o).rstrip("\n") + "\n")

@@ -15,35 +15,61 @@ rss_kb() {
 		[[ $k == Rss: ]] && echo "$v" && return
 	done <"/proc/$1/smaps_rollup" 2>/dev/null
 }
-# sample VAR: sets VAR to the guest's CPU ticks (user nice system idle
-# iowait irq softirq), its softirq threads' (utime + stime, all CPUs: the
-# kernel's share of the work, rxe's), the packets the device has sent and
+# ticks VAR PID: sets VAR to utime + stime of all of the process's threads
+# (clock ticks), - when it is gone
+ticks() {
+	local s v
+	printf -v "$1" -
+	{ read -r s <"/proc/$2/stat"; } 2>/dev/null || return 0
+	# the fields after the name: state is [0], utime [11], stime [12]
+	read -ra v <<<"${s##*) }"
+	printf -v "$1" %s $((v[11] + v[12]))
+}
+# sample VAR SERVER-PID CLIENT-PID: sets VAR to the guest's CPU ticks
+# (user nice system idle iowait irq softirq), its softirq threads'
+# (utime + stime, all CPUs: the kernel's share of the work, rxe's), the
+# packets the device has sent, the server's and the client's ticks and
 # the time (s)
 sample() {
-	local f s comm v k=0 p=-
+	local f s comm v k=0 p=- st ct
 	for f in /proc/[0-9]*/stat; do
 		{ read -r s <"$f"; } 2>/dev/null || continue
 		comm=${s#*(} comm=${comm%)*}
 		[[ $comm == ksoftirqd/* ]] || continue
-		# the fields after the name: state is [0], utime [11], stime [12]
 		read -ra v <<<"${s##*) }"
 		k=$((k + v[11] + v[12]))
 	done
-	read -r p <"/sys/class/infiniband/$BENCH_DEV/ports/1/hw_counters/sent_pkts" 2>/dev/null
+	{ read -r p <"/sys/class/infiniband/$BENCH_DEV/ports/1/hw_counters/sent_pkts"; } 2>/dev/null
+	ticks st "$2"
+	ticks ct "$3"
 	read -ra v </proc/stat
-	printf -v "$1" '%s,' "${v[@]:1:7}" "$k" "$p" "$EPOCHREALTIME"
+	printf -v "$1" '%s,' "${v[@]:1:7}" "$k" "$p" "$st" "$ct" "$EPOCHREALTIME"
 }
-# watch_pair NJ SERVER-PID CLIENT-PID T0 CLIENT-LOG SERVER-LOG: what
-# scale_pair notes while the pair runs, on one line: the microseconds from
-# T0 (the client's start) until the client's first RDMA-CM id and until
-# the last of the 2 NJ ends has its connection established (cm-log.cc's
-# lines), the server's RSS then, and two samples 1.2 s and 4.2 s after
-# that, inside the measured part of the run (from 1 s to 6 s). At
-# real-time priority, and builtins only until the second sample: in the
-# guest a process takes up to a second to start, and busy-polling clients
-# would starve a normal one for longer.
+# The steady state: the client's jobs log each I/O (write_iops_log, from
+# the job's own thread: fio's averaged logs come from its helper thread,
+# which the spinning jobs starve for seconds) from their start, right
+# after their own connection, until the watcher stops the run STEADY_S
+# seconds after all connections were up; scaling.py takes the window
+# from shortly after the last connection to the stop. No ramp_time: a
+# job starved for seconds ends its ramp late, and its I/Os until then
+# would be missing from the window.
+STEADY_S=$((BENCH_RUNTIME + 3))
+STALL_S=60
+# watch_pair NJ SERVER-PID CLIENT-PID T0 CLIENT-LOG SERVER-LOG SAMPLES:
+# what scale_pair notes while the pair runs, on one line: the
+# microseconds from T0 (the client's start) until the client's first
+# RDMA-CM id and until the last of the 2 NJ ends has its connection
+# established (cm-log.cc's lines), the server's RSS then, the ends
+# established, and how it stopped the client (SIGINT): 1 STEADY_S
+# seconds after the last, 2 when no end came up for STALL_S seconds
+# (connections that time out in a starved guest leave the others running
+# until runtime=), 0 not at all; meanwhile a sample (sample's line) every
+# 0.5 s into SAMPLES. At real-time priority, and builtins only: in the guest a
+# process takes up to a second to start, and busy-polling clients would
+# starve a normal one for longer.
 watch_pair() {
-	local nj=$1 s=$2 c=$3 t0=$4 tf=- tc=- r1=- a=- b=- sleeper f w t n last first=0 k v _
+	local nj=$1 s=$2 c=$3 t0=$4 tf=- tc=- r1=- x stopped=0 sleeper f w t n=0 last first=0 k v _
+	local seen=0 since=$SECONDS
 	chrt -f -p 10 "$BASHPID" >/dev/null 2>&1
 	# read -t on a pipe nobody writes: a sleep without a process
 	exec {sleeper}<> <(:)
@@ -64,26 +90,31 @@ watch_pair() {
 			((first)) && tf=$((first - t0))
 			break
 		fi
+		((n > seen)) && seen=$n since=$SECONDS
+		if ((SECONDS - since >= STALL_S)); then
+			kill -INT "$c" 2>/dev/null && stopped=2
+			break
+		fi
 		read -rt 0.1 -u "$sleeper"
 	done
 	if [[ $tc != - ]]; then
-		# until 1.2 s after the last connection, then 3 s
-		t=$((last + 1200000 - ${EPOCHREALTIME/./}))
-		if ((t > 0)); then
-			printf -v t '%d.%06d' $((t / 1000000)) $((t % 1000000))
-			read -rt "$t" -u "$sleeper"
-		fi
-		sample a
-		read -rt 3 -u "$sleeper"
-		kill -0 "$c" 2>/dev/null && sample b
+		while kill -0 "$c" 2>/dev/null && ((${EPOCHREALTIME/./} < last + STEADY_S * 1000000)); do
+			sample x "$s" "$c"
+			echo "${x%,}" >>"$7"
+			read -rt 0.5 -u "$sleeper"
+		done
+		sample x "$s" "$c"
+		echo "${x%,}" >>"$7"
+		kill -INT "$c" 2>/dev/null && stopped=1
 	fi
 	exec {sleeper}<&-
-	printf '%s\t%s\t%s\t%s\t%s\n' "$tf" "$tc" "$r1" "${a%,}" "${b%,}"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$tf" "$tc" "$r1" "$n" "$stopped"
 }
 # scale_pair IMPL KIND NUMJOBS BUSY ROUND: one timed pair of NUMJOBS jobs a
 # side, the clients with busy_wait_polling=BUSY, both fio processes with
-# cm-log.cc preloaded; one line in $BENCH_RAW/scaling/list: IMPL KIND NJ BUSY
-# ROUND STATUS RSS0 and watch_pair's line
+# cm-log.cc preloaded, each client job's I/Os logged with the wall clock's
+# time; one line in $BENCH_RAW/scaling/list: IMPL KIND NJ BUSY
+# ROUND STATUS RSS0 T0 and watch_pair's line
 scale_pair() {
 	local impl=$1 kind=$2 nj=$3 busy=$4 r=$5 cmd se ce s c cst sst extra=() lib t0 r0 w
 	local base=$BENCH_RAW/scaling/$kind.nj$nj.busy$busy.$impl.r$r sqd=16 snj=$nj ports=$nj
@@ -92,11 +123,11 @@ scale_pair() {
 	if [[ $impl == one ]]; then
 		se+=(--clients="$nj") ce+=(--port_per_job=0) snj=1 ports=1
 	fi
-	# a sleeping GPSPM server: 64 spinning server threads on 2 CPUs would
-	# measure the scheduler
+	# a sleeping GPSPM server: 256 spinning server threads on 2 CPUs
+	# would measure the scheduler
 	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=32
 	port=$((port + nj + 8))
-	rm -f "$base.cm-client" "$base.cm-server"
+	rm -f "$base".*
 	(cd "$BENCH_WORK" && LD_LIBRARY_PATH=$lib LD_PRELOAD=$CM_LOG_SO RPMA_BENCH_CM_LOG=$base.cm-server \
 		exec "${cmd[@]}" --output-format=json --output="$base.server.json" --name=server \
 		"${se[@]}" --serverip="$BENCH_IP" --port="$port" --thread --numjobs="$snj" \
@@ -106,20 +137,26 @@ scale_pair() {
 	wait_listen "$port" "$ports" 300 || say "scaling $kind $nj $impl: the server does not listen"
 	r0=$(rss_kb "$s")
 	t0=${EPOCHREALTIME/./}
+	# runtime= only bounds a run whose connections never all come up:
+	# the watcher stops it
 	(cd "$BENCH_WORK" && LD_LIBRARY_PATH=$lib LD_PRELOAD=$CM_LOG_SO RPMA_BENCH_CM_LOG=$base.cm-client \
 		exec "${cmd[@]}" --output-format=json --output="$base.client.json" --name=client \
 		"${ce[@]}" --serverip="$BENCH_IP" --port="$port" --thread --numjobs="$nj" \
 		--group_reporting --rw=write --bs=4k --iodepth=16 --size=1m --create_serialize=0 \
-		--time_based --ramp_time=1 --runtime="$BENCH_RUNTIME" \
+		--time_based --runtime=$((STEADY_S + 420)) \
+		--write_iops_log="$base.client" --log_unix_epoch=1 \
 		--busy_wait_polling="$busy") >"$base.client.log" 2>&1 &
 	c=$!
-	w=$(watch_pair "$nj" "$s" "$c" "$t0" "$base.cm-client" "$base.cm-server")
-	wait_exit "$c" $((BENCH_RUNTIME + 300))
+	w=$(watch_pair "$nj" "$s" "$c" "$t0" "$base.cm-client" "$base.cm-server" "$base.samples")
+	wait_exit "$c" $((STEADY_S + 540))
 	cst=$?
+	# fio's status after the SIGINT that ended the run: 128 plus its
+	# failed jobs
+	[[ ${w##*$'\t'} != 0 ]] && ((cst >= 128)) && cst=$((cst - 128))
 	wait_exit "$s" 60
 	sst=$?
-	printf '%s\t%s\t%s\t%s\t%s\t%s %s\t%s\t%s\n' "$impl" "$kind" "$nj" "$busy" "$r" \
-		"$cst" "$sst" "$r0" "$w" >>"$BENCH_RAW/scaling/list"
+	printf '%s\t%s\t%s\t%s\t%s\t%s %s\t%s\t%s\t%s\n' "$impl" "$kind" "$nj" "$busy" "$r" \
+		"$cst" "$sst" "$r0" "$t0" "$w" >>"$BENCH_RAW/scaling/list"
 	say "scaling $kind nj$nj busy$busy $impl round $r: status $cst $sst; first id, all connected (us), RSS: $(cut -f1-3 <<<"$w")"
 }
 
@@ -181,16 +218,18 @@ latbase() {
 scaling_runs() {
 	local port=$BENCH_PORT r nj kind spec
 	mkdir -p "$BENCH_RAW/scaling"
+	# a fio of 256 client jobs holds a few descriptors per connection
+	ulimit -n 65536
 	# --rows picks among "latbase" and KIND-njN-busyB-IMPL
 	[[ latbase =~ ${BENCH_ROWS:-.} ]] && latbase
 	# the reference's clients spin whatever busy_wait_polling says
 	# (docs/engines.md): busy_wait_polling=0 is ours alone. A round runs
 	# every row once: a change in the host's load hits all rows alike.
 	for ((r = 1; r <= BENCH_ROUNDS; r++)); do
-		for nj in 1 4 16 64; do
+		for nj in 1 4 16 64 256; do
 			for kind in apm gpspm; do
-				for spec in ours:1 ref:1 ours:0 one:1; do
-					((nj == 64)) && [[ $spec == ref:* ]] && continue
+				for spec in ours:1 ref:1 ours:0 one:1 one:0; do
+					((nj >= 64)) && [[ $spec == ref:* ]] && continue
 					((nj == 1)) && [[ $spec == one:* ]] && continue
 					[[ $kind-nj$nj-busy${spec#*:}-${spec%:*} =~ ${BENCH_ROWS:-.} ]] || continue
 					scale_pair "${spec%:*}" "$kind" "$nj" "${spec#*:}" "$r"

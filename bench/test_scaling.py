@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""bench/test_scaling.py -- scaling.py's steady window on made-up runs (no
+VM): the window common to all jobs, the sum of the jobs' IOPS logs in it
+and the CPU over it. make check runs it (bench/Makefile.am), as does
+bench/run --self-test."""
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import scaling  # noqa: E402
+
+# Three client jobs sharing 3000 IOPS: job k connects at CONNECTED[k] and
+# logs its I/Os from then on until the run ends, the watcher's last
+# sample at STOP (its SIGINT: the last I/Os complete after it); alone, a
+# job gets all 3000, so a job's mean over its own run says little. A
+# fourth job, starved, completes none.
+CONNECTED = (100.0, 102.0, 104.0)
+STOP = 111.1
+TOTAL = 3000.0
+SLOT = 0.1
+
+
+def running(t):
+    return sum(1 for c in CONNECTED if c < t)
+
+
+def write_log(path, k):
+    """fio's iops log of job k (no log_avg_msec, log_unix_epoch=1): a
+    line an I/O, its time in milliseconds, spread evenly over each slot"""
+    with open(path, "w") as f:
+        for slot in range(round((STOP + 0.4 - CONNECTED[k]) / SLOT)):
+            t = CONNECTED[k] + slot * SLOT
+            n = round(TOTAL / running(t + SLOT / 2) * SLOT)
+            for i in range(n):
+                f.write(f"{round((t + (i + 1) * SLOT / n) * 1000)}, 1, 1, 4096, 0\n")
+
+
+def write_samples(path):
+    """watch_pair's samples from 0.1 s after the last connection to STOP:
+    the server takes 100 ticks a second (100 % of a CPU) until 105, then
+    30; the client 150; the guest's CPUs 200 ticks a second, 40 of them
+    idle; the device sends 6 packets an I/O"""
+    ticks = dict(server=0.0, client=0.0, guest=0.0, idle=0.0, packets=0.0)
+    t = CONNECTED[-1] + 0.1
+    with open(path, "w") as f:
+        while t <= STOP + 0.01:
+            f.write(",".join(str(round(v)) for v in (
+                ticks["guest"] - ticks["idle"], 0, 0, ticks["idle"], 0, 0, 0, 0,
+                ticks["packets"], ticks["server"], ticks["client"])) + f",{t:.6f}\n")
+            ticks["server"] += 50 if t < 105 else 15
+            ticks["client"] += 75
+            ticks["guest"] += 100
+            ticks["idle"] += 20
+            ticks["packets"] += 6 * TOTAL / 2
+            t += 0.5
+
+
+class SteadyWindow(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.base = os.path.join(self.dir.name, "gpspm.nj4.busy1.one.r1")
+        for k in range(len(CONNECTED)):
+            write_log(f"{self.base}.client_iops.{k + 1}.log", k)
+        open(f"{self.base}.client_iops.4.log", "w").close()
+        write_samples(self.base + ".samples")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_window_from_the_last_connection_to_the_stop(self):
+        r = scaling.steady(self.base, CONNECTED[-1], True)
+        self.assertEqual(r["window"], [CONNECTED[-1] + scaling.MARGIN_S, STOP])
+        self.assertAlmostEqual(r["window_s"], 6.1)
+
+    def test_iops_sum_the_jobs_in_the_window(self):
+        # each job's own run, from its first I/O to its last, would give
+        # 1435 + 1105 + 1000
+        r = scaling.steady(self.base, CONNECTED[-1], True)
+        self.assertAlmostEqual(r["iops"], TOTAL, delta=TOTAL * 0.001)
+        # the starved job counts as none, and is counted
+        self.assertEqual(r["jobs_idle"], 1)
+
+    def test_window_starts_after_the_last_connection(self):
+        r = scaling.steady(self.base, CONNECTED[-1] + 2, True)
+        self.assertEqual(r["window"], [CONNECTED[-1] + 2 + scaling.MARGIN_S, STOP])
+        self.assertAlmostEqual(r["iops"], TOTAL, delta=TOTAL * 0.001)
+
+    def test_cpu_over_the_window(self):
+        w = scaling.steady(self.base, CONNECTED[-1], True)["w"]
+        # the samples at 105.1 and the stop: not the 100 % before 105
+        self.assertEqual((w["t0"], w["t1"]), (105.1, STOP))
+        self.assertAlmostEqual(w["ios"], 6 * TOTAL, delta=3)
+        self.assertAlmostEqual(w["scpu"], 30)
+        self.assertAlmostEqual(w["ccpu"], 150)
+        self.assertAlmostEqual(w["busy"], 80)
+        # 1.8 s of the server's CPU over 18000 I/Os
+        self.assertAlmostEqual(w["cpu_us"], 100, delta=0.1)
+        self.assertAlmostEqual(w["pkts"], 6, delta=0.01)
+
+    def test_cpu_of_a_starved_watcher(self):
+        # two samples: one before the window, the stop
+        with open(self.base + ".samples") as f:
+            lines = f.read().splitlines()
+        with open(self.base + ".samples", "w") as f:
+            f.write(lines[1] + "\n" + lines[-1] + "\n")
+        w = scaling.steady(self.base, CONNECTED[-1], True)["w"]
+        self.assertEqual((w["t0"], w["t1"]), (104.6, STOP))
+        self.assertAlmostEqual(w["ios"], 6.5 * TOTAL, delta=3)
+
+    def test_no_window_without_every_connection(self):
+        self.assertEqual(scaling.steady(self.base, None, True), {})
+
+    def test_no_window_when_the_client_ended_alone(self):
+        self.assertEqual(scaling.steady(self.base, CONNECTED[-1], False), {})
+
+
+class Records(unittest.TestCase):
+    def test_a_row_that_never_connected_says_why(self):
+        with tempfile.TemporaryDirectory() as raw:
+            os.mkdir(os.path.join(raw, "scaling"))
+            base = os.path.join(raw, "scaling", "apm.nj256.busy1.ours.r1")
+            with open(base + ".server.log", "w") as f:
+                f.write("fio: pid=0, err=24/file:filesetup.c:1, error=Too many open files\n")
+            with open(os.path.join(raw, "scaling", "list"), "w") as f:
+                f.write("ours\tapm\t256\t1\t1\t124 1\t30000\t100000000\t1500000\t-\t-\t300\t0\n")
+            r, = scaling.scaling_records(raw)
+            self.assertIsNone(r["tc"])
+            self.assertNotIn("iops", r)
+            self.assertIn("300 of 512 connection ends came up", r["why"])
+            self.assertIn("Too many open files", r["why"])
+
+
+if __name__ == "__main__":
+    unittest.main()
