@@ -13,7 +13,7 @@ aof_append() {
 	local name=$1 mode=$2 bytes=$5
 	run_pair "$name" aof "--aof_mode=$mode $3" "--aof_mode=$mode $4" || return
 	has server "log checked: its tail pointer covers the $bytes bytes the client appended"
-	expect $? "$name-log-checked" "the server did not report its tail pointer at $bytes bytes"
+	verdict_of $? "$name-log-checked" "the server did not report its tail pointer at $bytes bytes"
 }
 
 # aof_refused NAME KIND_SERVER SERVER_ARGS KIND_CLIENT CLIENT_ARGS CLIENT_SAYS
@@ -30,7 +30,7 @@ aof_refused() {
 	wait_exit "$(pid_of server)" 30
 	src=$?
 	((crc && src && src != 124)) && has client "$6" && has server "$7"
-	expect $? "$name" "client $crc, server $src (124: still running), or a message missing"
+	verdict_of $? "$name" "client $crc, server $src (124: still running), or a message missing"
 }
 
 # aof_bad_job NAME CLIENT_ARGS MESSAGE: the client refuses the job before
@@ -42,7 +42,7 @@ aof_bad_job() {
 	fio_client aof --size=256k --connect_timeout=3 $2
 	crc=$?
 	((crc)) && has client "$3" && ! has client "waiting for the server"
-	expect $? "$name" "not refused before connecting, or no message"
+	verdict_of $? "$name" "not refused before connecting, or no message"
 }
 
 # aof_writes MODE: appends of aof_mode=MODE written and read back: on DRAM at
@@ -78,11 +78,11 @@ aof_new_log() {
 	aof_append "$name" apm "$server" "--rw=write --bs=4k --size=64k --verify=crc32c" 65536 ||
 		return
 	has server "an appending client, which starts the log anew (its tail pointer is at 131072 bytes)"
-	expect $? "$name-starts-anew" "the server did not see the earlier run's pointer (131072)"
+	verdict_of $? "$name-starts-anew" "the server did not see the earlier run's pointer (131072)"
 	run_pair "$name-read" aof "--aof_mode=apm $server" "--aof_mode=apm --rw=read --bs=4k --size=64k" ||
 		return
 	has server "the client appended nothing; the log holds 65536 bytes" && ! has server "starts anew"
-	expect $? "$name-read-keeps" "a reading run did not leave the log at 65536 bytes"
+	verdict_of $? "$name-read-keeps" "a reading run did not leave the log at 65536 bytes"
 }
 
 # aof_refusal_keeps_log: a log on Device DAX, then an appending client that
@@ -107,12 +107,12 @@ aof_refusal_keeps_log() {
 	wait_exit "$(pid_of server)" 30
 	src=$?
 	((crc && src && src != 124)) && has client "direct_write_to_pmem"
-	expect $? "$name-refused" "client $crc, server $src (both not 0, not 124), or no direct_write_to_pmem message" ||
+	verdict_of $? "$name-refused" "client $crc, server $src (both not 0, not 124), or no direct_write_to_pmem message" ||
 		return
 	run_pair "$name-read" aof "--aof_mode=apm $server --direct_write_to_pmem=1" \
 		"--aof_mode=apm --rw=read --bs=4k --size=128k" || return
 	has server "the client appended nothing; the log holds 131072 bytes"
-	expect $? "$name" "the refusing client's connection changed the log's pointer (131072 before)"
+	verdict_of $? "$name" "the refusing client's connection changed the log's pointer (131072 before)"
 }
 
 # aof_fresh_dram_read: a reading client of a server fresh on DRAM (a small
@@ -125,7 +125,7 @@ aof_fresh_dram_read() {
 		run_pair "aof-$mode-fresh-dram-read" aof "--aof_mode=$mode --filename=malloc --size=64k" \
 			"--aof_mode=$mode --rw=read --bs=4k --size=60k --rate_iops=100" || continue
 		has server "the client appended nothing; the log holds 0 bytes"
-		expect $? "aof-$mode-fresh-dram-read-empty" "the fresh log's pointer is not 0"
+		verdict_of $? "aof-$mode-fresh-dram-read-empty" "the fresh log's pointer is not 0"
 	done
 }
 
@@ -142,7 +142,7 @@ aof_io_size_wraps() {
 	wait_exit "$(pid_of server)" 30
 	src=$?
 	((crc)) && has client "io_size=2097152: more than the" && ! has server "log checked"
-	expect $? "$name" "client $crc (not 0), server $src; the client's message, and no log check"
+	verdict_of $? "$name" "client $crc (not 0), server $src; the client's message, and no log check"
 }
 
 # aof_moved_appends: each job option that would place a record elsewhere
@@ -225,11 +225,11 @@ aof_native_case() {
 	fi
 	record "$name" pair "$crc $src"
 	[[ $(grep -c "log checked: its tail pointer covers the 1048576 bytes" "$(case_dir)/server.log") == 2 ]]
-	expect $? "$name-logs-checked" "not both server jobs report their pointer at 1 MiB"
+	verdict_of $? "$name-logs-checked" "not both server jobs report their pointer at 1 MiB"
 	for job in 1:all 2:none; do
 		line=$(ENGINE_NAME=librpma_aof_client expected_line "${job%%:*}" "${job#*:}")
 		[[ $(grep -cxF -- "$line" "$(case_dir)/client.log") == 1 ]]
-		expect $? "$name-job${job%%:*}-${job#*:}-says" "not once in client.log: '$line'"
+		verdict_of $? "$name-job${job%%:*}-${job#*:}-says" "not once in client.log: '$line'"
 	done
 	if ! native_possible 45 || ! native_possible 44; then
 		skip "$name-kernel-witness" "no native flush and atomic write here (kernel $(uname -r), rdma-core $(dpkg-query -W -f='${Version}' libibverbs1 2>/dev/null))"
@@ -246,7 +246,7 @@ aof_native_case() {
 			awk '$1 % 4096 || $1 > 1048576' | wc -l)
 		echo "  $name: rxe executed $n4k native flushes of 4 KiB and $n8 of 8 bytes (job 1), $n8k of 8 KiB (job 2), $natomic native atomic writes ($bad not job 1's tails)"
 		((n4k >= 256 && n8 >= 256 && n8k == 0 && natomic >= 256 && bad == 0))
-		expect $? "$name-kernel-witness" \
+		verdict_of $? "$name-kernel-witness" \
 			"rxe executed $n4k/$n8 flushes of job 1's records/pointer (256 each), $n8k of job 2's (0), $natomic atomic writes (256), $bad of them not job 1's tails"
 	fi
 }

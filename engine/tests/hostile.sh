@@ -24,7 +24,7 @@ imm_single() {
 	echo "  $name: rogue $rrc, server $src: ${said:-$(tail -2 "$(case_dir)/server.log")}; $(tail -2 "$(case_dir)/rogue.log" | tr '\n' ' ')"
 	# 128 and above: killed by a signal (SIGSEGV: 139)
 	((rrc == 0 && src && src < 124)) && [[ -n $said ]]
-	expect $? "$name" "rogue $rrc (0: the server ended its connection), server $src (a job error, not a signal), or no message about immediate data"
+	verdict_of $? "$name" "rogue $rrc (0: the server ended its connection), server $src (a job error, not a signal), or no message about immediate data"
 }
 
 # imm_many: one of the four clients of a GPSPM server of clients=4 writes
@@ -56,7 +56,7 @@ imm_many() {
 	((rrc == 0 && crc == 0 && src && src < 124)) &&
 		[[ $said == *"client 4 of 4 at $RPMA_TEST_IP:$(case_port)"*"; the others go on"* ]] &&
 		has server "1 of 4 clients of $RPMA_TEST_IP:$(case_port) failed"
-	expect $? "$name" "rogue $rrc (0), the three clients $crc (0), server $src (a job error) naming client 4 (said: ${said:-nothing})"
+	verdict_of $? "$name" "rogue $rrc (0), the three clients $crc (0), server $src (a job error) naming client 4 (said: ${said:-nothing})"
 }
 
 # after_end: a client of a GPSPM server of clients=2 sends its end-of-run
@@ -86,7 +86,7 @@ after_end() {
 	echo "  $name: client $crc, rogue $rrc, server $src; $(grep -h "client 2 of 2" "$(case_dir)/server.log" "$(case_dir)/server.json" | head -1)"
 	((crc == 0 && rrc == 0 && src && src < 124)) && has server "no flush request" &&
 		has server "1 of 2 clients of $RPMA_TEST_IP:$(case_port) failed"
-	expect $? "$name" "client $crc (0), rogue $rrc (0), server $src (a job error) naming client 2's bytes after its end"
+	verdict_of $? "$name" "client $crc (0), rogue $rrc (0), server $src (a job error) naming client 2's bytes after its end"
 }
 
 # probe_during_answer: the liveness probe of one client of a GPSPM server of
@@ -117,7 +117,7 @@ probe_during_answer() {
 	said=$(grep -h "client 2 of 2 at" "$(case_dir)/server.log" "$(case_dir)/server.json" | head -1)
 	echo "  $name: rogue $rrc, client $crc, server $src: ${said:-nothing}; $(tail -1 "$(case_dir)/rogue.log")"
 	((rrc == 0 && crc == 0 && src && src < 124)) && [[ $said == *"; the others go on"* ]]
-	expect $? "$name" "rogue $rrc (0), the other client $crc (0), server $src (a job error) naming client 2 (said: ${said:-nothing})"
+	verdict_of $? "$name" "rogue $rrc (0), the other client $crc (0), server $src (a job error) naming client 2 (said: ${said:-nothing})"
 }
 
 hostile_cases() {

@@ -44,7 +44,7 @@ many_lost_client() {
 	echo "  $name: client $crc, server $src: $said"
 	((crc == 0 && src != 0)) && [[ $said == *"(from $RPMA_TEST_IP:"*"): "*"; the others go on"* ]] &&
 		has server "1 of 2 clients of $RPMA_TEST_IP:$(case_port) failed"
-	expect $? "$name" "the other client ends with 0 ($crc), the server fails ($src) naming the lost client by its address (said: ${said:-nothing})"
+	verdict_of $? "$name" "the other client ends with 0 ($crc), the server fails ($src) naming the lost client by its address (said: ${said:-nothing})"
 }
 
 # many_terminated KIND HOW: of a server's three clients one is killed; fio
@@ -81,7 +81,7 @@ many_terminated() {
 	((src && src != 124)) && grep -q '"error" : [1-9]' "$(case_dir)/server.json" &&
 		has server "disconnected before ending the run" &&
 		has server "1 of 3 clients of $RPMA_TEST_IP:$(case_port) failed"
-	expect $? "$name" "server $src (not 0, not 124) with a job error in its report, naming the killed client"
+	verdict_of $? "$name" "server $src (not 0, not 124) with a job error in its report, naming the killed client"
 }
 
 # many_late_client BUSY: a GPSPM server of clients=2, spinning or sleeping
@@ -126,7 +126,7 @@ many_late_client() {
 		echo "  $name: the late client did not connect while the first one ran"
 	fi
 	((acrc == 0 && bcrc == 0 && src == 0)) && [[ -n $took ]]
-	expect $? "$name" "the late client connected ${took:+after $took s}${took:-only once the first had ended}; clients $acrc $bcrc, server $src (all 0)"
+	verdict_of $? "$name" "the late client connected ${took:+after $took s}${took:-only once the first had ended}; clients $acrc $bcrc, server $src (all 0)"
 }
 
 # many_memory: what a GPSPM server of clients=4 grows by, per connection,
@@ -216,7 +216,7 @@ many_too_few() {
 	wait_exit "$(pid_of server)" 60
 	src=$?
 	((crc == 0 && src != 0)) && has server "1 of 2 clients connected to $RPMA_TEST_IP:$(case_port) within runtime=20s"
-	expect $? "$name" "client $crc (0), server $src (not 0) saying that 1 of 2 clients came"
+	verdict_of $? "$name" "client $crc (0), server $src (not 0) saying that 1 of 2 clients came"
 }
 
 # many_port_mismatch: port_per_job=0 with numjobs=2 against a server of
@@ -230,7 +230,7 @@ many_port_mismatch() {
 	wait_exit "$(pid_of server)" 60
 	src=$?
 	((crc != 0 && src == 0)) && has client "$RPMA_TEST_IP:$(case_port)"
-	expect $? "$name" "client $crc (not 0: its second job), server $src (0); the client says nobody listens at $RPMA_TEST_IP:$(case_port)"
+	verdict_of $? "$name" "client $crc (not 0: its second job), server $src (0); the client says nobody listens at $RPMA_TEST_IP:$(case_port)"
 }
 
 # make check: ours alone

@@ -176,8 +176,8 @@ fsdax_cases() {
 			"--rw=write --bs=64k --iodepth=4 --size=16m --buffer_pattern=0x5aa5c33c"; then
 			# the test VM's device is rxe, whose ODP the server
 			# must warn about (docs/engines.md)
-			has server "over Soft-RoCE (rxe), whose On-Demand Paging"
-			expect $? "$kind-fsdax-server-warns-of-rxe-odp" "no warning about rxe's ODP"
+			expect "$kind-fsdax-server-warns-of-rxe-odp" \
+				says server "over Soft-RoCE (rxe), whose On-Demand Paging"
 			if odp_offsets_lost; then
 				skip "$kind-fsdax-server-sees-data" "$(odp_defect)"
 			elif "$PATTERN_CHECK" "$file" 0 $((16 << 20)) 0x5aa5c33c \

@@ -152,10 +152,10 @@ native_ops_case() {
 	for job in 1:all 2:none; do
 		line=$(expected_line "${job%%:*}" "${job#*:}")
 		[[ $(grep -cxF -- "$line" "$(case_dir)/client.log") == 1 ]]
-		expect $? "$name-job${job%%:*}-${job#*:}-says" "not once in client.log: '$line'"
+		verdict_of $? "$name-job${job%%:*}-${job#*:}-says" "not once in client.log: '$line'"
 	done
 	! grep -qF "librpma_apm_client[" "$(case_dir)/client.json"
-	expect $? "$name-not-in-json" "an engine's line is inside the JSON report"
+	verdict_of $? "$name-not-in-json" "an engine's line is inside the JSON report"
 	if ! native_possible 45; then
 		skip "$name-kernel-witness" "no native flush here (kernel $(uname -r), rdma-core $(dpkg-query -W -f='${Version}' libibverbs1 2>/dev/null))"
 	elif [[ $probe != yes ]]; then
@@ -165,7 +165,7 @@ native_ops_case() {
 		n8k=$(grep -c 'len=8192$' "$(case_dir)/flush.trace")
 		echo "  $name: rxe executed $n4k persistent flushes of 4 KiB (job 1), $n8k of 8 KiB (job 2)"
 		((n4k >= 256 && n8k == 0))
-		expect $? "$name-kernel-witness" \
+		verdict_of $? "$name-kernel-witness" \
 			"rxe executed $n4k native flushes of job 1 (256 writes) and $n8k of job 2 (0 expected)"
 	fi
 }

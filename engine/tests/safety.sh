@@ -51,7 +51,7 @@ teardown_order() { # teardown_order KIND [late]
 	wait_exit "$(pid_of server)" 30
 	src=$?
 	((crc == 0 && src == 0)) && in_order client && in_order server
-	expect $? "$name" "client $crc, server $src, or engine-check did not pass (client.log, server.log)"
+	verdict_of $? "$name" "client $crc, server $src, or engine-check did not pass (client.log, server.log)"
 }
 
 # A server answers a flush request with bytes that are no response, then
@@ -79,7 +79,7 @@ bad_response() { # bad_response SYNC
 	echo "  $name: client $crc, rogue server $rrc, $naks RNR NAKs; $(tail -1 "$(case_dir)/rogue.log")"
 	((crc && crc != 124 && rrc == 0 && naks == 0)) &&
 		has client "cannot unpack the flush response" && in_order client
-	expect $? "$name" "client $crc (124: still running after 45 s), rogue server $rrc, $naks RNR NAKs, or no message or engine-check failed"
+	verdict_of $? "$name" "client $crc (124: still running after 45 s), rogue server $rrc, $naks RNR NAKs, or no message or engine-check failed"
 }
 
 # written_bytes ROLE: the bytes of writes fio counted complete in ROLE's
@@ -121,7 +121,7 @@ rogue_response() { # rogue_response wrong-context|out-of-order
 	echo "  $name: client $crc, rogue server $rrc, ${written:-?} bytes written; $(tail -1 "$(case_dir)/rogue.log")"
 	((crc && crc != 124 && rrc == 0)) && [[ $written == 0 ]] &&
 		has client "$message" && in_order client
-	expect $? "$name" "client $crc (124: still running after 45 s), rogue server $rrc, ${written:-no report of} bytes written (must be 0), or no \"$message\" or engine-check failed"
+	verdict_of $? "$name" "client $crc (124: still running after 45 s), rogue server $rrc, ${written:-no report of} bytes written (must be 0), or no \"$message\" or engine-check failed"
 }
 
 # A GPSPM server that sleeps between completions (busy_wait_polling=0) and
@@ -154,7 +154,7 @@ sleeping_server_end() { # sleeping_server_end hold|hidden-sends
 	src=$?
 	((crc == 0 && src == 0)) && ! has server "was it killed" && has server "$sign" &&
 		in_order client && in_order server
-	expect $? "$name" "client $crc, server $src, the server reported its client killed, no \"$sign\" (the window was not made) or engine-check failed"
+	verdict_of $? "$name" "client $crc, server $src, the server reported its client killed, no \"$sign\" (the window was not made) or engine-check failed"
 }
 
 # The second post of a batch of four fails: the job fails at once and
@@ -171,7 +171,7 @@ failed_post() {
 	src=$?
 	((crc && crc != 124)) && has client "failing call 2 of rpma_write" &&
 		has client "rpma_write" && in_order client
-	expect $? "$name" "client $crc (124: still running after 45 s), or no message or engine-check failed"
+	verdict_of $? "$name" "client $crc (124: still running after 45 s), or no message or engine-check failed"
 }
 
 # accounting FILE...: what kind of figures each JSON report of one write job
@@ -212,7 +212,7 @@ sync_accounting() {
 	rm -f "/tmp/$name"
 	{ read -r ours; read -r theirs; } < <(accounting "$(case_dir)/client.json" "$(case_dir)/psync.json")
 	((crc == 0 && src == 0)) && [[ -n $ours && $ours == "$theirs" ]]
-	expect $? "$name" "client $crc, server $src; submit buckets, complete buckets, slat: ours $ours, psync $theirs"
+	verdict_of $? "$name" "client $crc, server $src; submit buckets, complete buckets, slat: ours $ours, psync $theirs"
 }
 
 # anon_kb PID: the process's resident anonymous memory (heap, arenas,
@@ -275,7 +275,7 @@ server_memory() {
 	per=$(((${a1:-0} - a0) / conns))
 	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB with $conns connected: $per kB each"
 	((crc == 0 && src == 0)) && [[ -n $a1 ]] && ((per <= bound))
-	expect $? "$name" "client $crc, server $src; grew by $per kB per connection on connecting (at most $bound)"
+	verdict_of $? "$name" "client $crc, server $src; grew by $per kB per connection on connecting (at most $bound)"
 }
 
 safety_cases() {

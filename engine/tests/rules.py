@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The rules of the engine suite's judged cases (lib.sh, `expect`).
+
+A case that is not an ordinary pair leaves in its directory what it saw,
+"facts" (KEY<TAB>VALUE lines: each process's exit status as ROLE.status,
+seconds, counts), and what it must show, "expect" (NAME<TAB>RULE<TAB>ARG...
+lines, NAME being the verdict's, as several verdicts may judge one
+directory). Each RULE below reads the facts or the files the case left and
+says what is wrong (Broken), or nothing when the rule holds (or what its
+PASS line shows); evaluate.py passes a verdict when all of its rules hold.
+"""
+import os
+
+
+def _number(text):
+    return None if text == "-" else int(text)
+
+
+# Exit statuses as the cases see them: wait_exit's, 124 when the process
+# still ran at the bound (then killed), 128+N when signal N ended it.
+STATUS_CLASSES = {
+    "ok": ("0", lambda s: s == 0),
+    "nonzero": ("not 0", lambda s: s != 0),
+    "failed": ("not 0, not 124: ended with an error within the wait",
+               lambda s: s not in (0, 124)),
+    "job-error": ("1 to 123: a job's error, neither the wait's bound nor a signal",
+                  lambda s: 0 < s < 124),
+}
+
+
+class Case:
+    """the directory of a judged case: its facts, its files, its reports"""
+
+    def __init__(self, case_dir, report):
+        """REPORT(NAME): the parsed fio report NAME of the case, or Broken
+        (evaluate.py's, which knows the formats)"""
+        self.dir = case_dir
+        self.report = report
+        self.facts = {}
+        try:
+            for line in open(self.path("facts")).read().splitlines():
+                key, value = line.split("\t", 1)
+                self.facts[key] = value
+        except OSError:
+            pass
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def lines(self, *names):
+        """the lines of the files NAMES (those that exist)"""
+        out = []
+        for name in names:
+            try:
+                out += open(self.path(name), errors="replace").read().splitlines()
+            except OSError:
+                pass
+        return out
+
+    def said(self, role):
+        """what ROLE's process printed: notes go to its stderr (ROLE.log)
+        or, by the engines' log level and fio's format, into its report
+        (ROLE.json)"""
+        return self.lines(f"{role}.log", f"{role}.json")
+
+    def fact(self, key):
+        if key not in self.facts:
+            raise Broken(f"no {key} recorded")
+        return self.facts[key]
+
+
+class Broken(Exception):
+    """a rule that does not hold: the message says how"""
+
+
+# RULE: (the function that judges it, the function that says which files
+# it reads: {name: "lines"} for a file whose lines it reads, {name:
+# "report"} for a fio report it parses), both of its arguments
+RULES = {}
+
+
+def rule(name, reads):
+    def add(judge):
+        RULES[name] = (judge, reads)
+        return judge
+    return add
+
+
+def _output(role, *_):
+    """the files of what ROLE's process printed (Case.said)"""
+    return {f"{role}.log": "lines", f"{role}.json": "lines"}
+
+
+@rule("status", reads=lambda *_: {})
+def status(case, role, cls):
+    """status ROLE CLASS: ROLE's exit status is of CLASS (STATUS_CLASSES)"""
+    what, holds = STATUS_CLASSES[cls]
+    value = int(case.fact(f"{role}.status"))
+    if not holds(value):
+        raise Broken(f"{role} status {value} (wanted {what})")
+
+
+@rule("between", reads=lambda *_: {})
+def between(case, key, low, high):
+    """between KEY LOW HIGH: the number KEY is within LOW..HIGH (- for no
+    bound)"""
+    value = int(case.fact(key))
+    lo, hi = _number(low), _number(high)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise Broken(f"{key} {value} (wanted {low}..{high})")
+
+
+def _in_order(line, texts):
+    at = 0
+    for text in texts:
+        at = line.find(text, at)
+        if at < 0:
+            return False
+        at += len(text)
+    return True
+
+
+@rule("says", reads=_output)
+def says(case, role, *texts):
+    """says ROLE TEXT...: a line of ROLE's output holds the TEXTs, in this
+    order"""
+    if not any(_in_order(line, texts) for line in case.said(role)):
+        raise Broken(f"{role} did not say " + " ... ".join(repr(t) for t in texts))
+
+
+@rule("says-one-of", reads=_output)
+def says_one_of(case, role, *texts):
+    """says-one-of ROLE TEXT...: a line of ROLE's output holds one of the
+    TEXTs"""
+    if not any(t in line for line in case.said(role) for t in texts):
+        raise Broken(f"{role} said none of " + ", ".join(repr(t) for t in texts))
+
+
+def expectations(case_dir, name=None):
+    """the rules of verdict NAME (of every verdict: None) in CASE_DIR's
+    expect file: [(RULE, ARGS)]"""
+    out = []
+    try:
+        for line in open(os.path.join(case_dir, "expect")).read().splitlines():
+            verdict, rule_name, *args = line.split("\t")
+            if name in (None, verdict):
+                out.append((rule_name, args))
+    except OSError:
+        pass
+    return out
+
+
+def judge(case_dir, name, report):
+    """verdict NAME judged in CASE_DIR: (broken, notes), a message for each
+    rule that does not hold and what those that hold show, in the order
+    stated; broken is empty when all hold"""
+    stated = expectations(case_dir, name)
+    if not stated:
+        return [f"no rules for {name} in {os.path.basename(case_dir)}/expect"], []
+    case = Case(case_dir, report)
+    broken, notes = [], []
+    for rule_name, args in stated:
+        if rule_name not in RULES:
+            broken.append(f"unknown rule {rule_name!r}")
+            continue
+        try:
+            note = RULES[rule_name][0](case, *args)
+        except Broken as e:
+            broken.append(str(e))
+        except TypeError as e:  # the wrong number of arguments
+            broken.append(f"{rule_name} {args}: {e}")
+        else:
+            if note:
+                notes.append(note)
+    return broken, notes
