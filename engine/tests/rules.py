@@ -91,6 +91,10 @@ def _output(role, *_):
     return {f"{role}.log": "lines", f"{role}.json": "lines"}
 
 
+def _report(*roles):
+    return {f"{role}.json": "report" for role in roles}
+
+
 @rule("status", reads=lambda *_: {})
 def status(case, role, cls):
     """status ROLE CLASS: ROLE's exit status is of CLASS (STATUS_CLASSES)"""
@@ -134,6 +138,68 @@ def says_one_of(case, role, *texts):
     TEXTs"""
     if not any(t in line for line in case.said(role) for t in texts):
         raise Broken(f"{role} said none of " + ", ".join(repr(t) for t in texts))
+
+
+@rule("never-says", reads=_output)
+def never_says(case, role, text):
+    """never-says ROLE TEXT: no line of ROLE's output holds TEXT"""
+    if any(text in line for line in case.said(role)):
+        raise Broken(f"{role} said {text!r}")
+
+
+ENGINE_CHECK_END = "registered regions freed after deregistration, 0 violations"
+
+
+@rule("engine-check", reads=lambda role, _: {f"{role}.log": "lines"})
+def engine_check(case, role, least):
+    """engine-check ROLE LEAST: ROLE's fio, run under engine_check.cc, saw no
+    violation and at its end at least LEAST of fio's registered buffers
+    (its io_u buffers: the client's) freed after their deregistration"""
+    lines = case.lines(f"{role}.log")
+    bad = [line for line in lines if "engine-check: FAIL" in line]
+    if bad:
+        raise Broken(f"{role}.log: {bad[0].strip()}")
+    ends = [line for line in lines if "engine-check: " in line and ENGINE_CHECK_END in line]
+    if not ends:
+        raise Broken(f"{role}.log: no \"engine-check: N {ENGINE_CHECK_END}\"")
+    freed = int(ends[-1].split("engine-check: ", 1)[1].split()[0])
+    if freed < int(least):
+        raise Broken(f"{role}.log: {freed} registered regions freed after "
+                     f"deregistration (wanted at least {least})")
+
+
+def _jobs(case, role):
+    return case.report(f"{role}.json")["jobs"]
+
+
+@rule("written", reads=lambda role, _: _report(role))
+def written(case, role, expected):
+    """written ROLE BYTES: ROLE's report counts BYTES written by its jobs"""
+    n = sum(j["write"]["io_bytes"] for j in _jobs(case, role))
+    if n != int(expected):
+        raise Broken(f"{role} wrote {n} bytes (wanted {expected})")
+
+
+def _figure_kinds(case, role):
+    """what kinds of figures ROLE's one write job has: the depth buckets
+    of submissions and of completions used, and whether it has submission
+    latencies"""
+    job = _jobs(case, role)[0]
+
+    def used(buckets):
+        return [k for k, v in buckets.items() if v > 0]
+    return {"submitted at depths": used(job["iodepth_submit"]),
+            "completed at depths": used(job["iodepth_complete"]),
+            "submission latencies": job["write"]["slat_ns"]["N"] > 0}
+
+
+@rule("same-figures", reads=_report)
+def same_figures(case, role, other):
+    """same-figures ROLE OTHER: the write jobs of ROLE's and OTHER's reports
+    have figures of the same kinds"""
+    ours, theirs = _figure_kinds(case, role), _figure_kinds(case, other)
+    if ours != theirs:
+        raise Broken(f"{role} {ours}, {other} {theirs}")
 
 
 def expectations(case_dir, name=None):
