@@ -180,6 +180,14 @@ def written(case, role, expected):
         raise Broken(f"{role} wrote {n} bytes (wanted {expected})")
 
 
+@rule("job-failed", reads=_report)
+def job_failed(case, role):
+    """job-failed ROLE: a job in ROLE's report ended with an error (a fio
+    that a signal ended exits 129 whatever its jobs did)"""
+    if not any(j["error"] for j in _jobs(case, role)):
+        raise Broken(f"no job of {role}.json has an error")
+
+
 def _figure_kinds(case, role):
     """what kinds of figures ROLE's one write job has: the depth buckets
     of submissions and of completions used, and whether it has submission
