@@ -91,6 +91,10 @@ def _output(role, *_):
     return {f"{role}.log": "lines", f"{role}.json": "lines"}
 
 
+def _file(name, *_):
+    return {name: "lines"}
+
+
 def _report(*roles):
     return {f"{role}.json": "report" for role in roles}
 
@@ -145,6 +149,26 @@ def never_says(case, role, text):
     """never-says ROLE TEXT: no line of ROLE's output holds TEXT"""
     if any(text in line for line in case.said(role)):
         raise Broken(f"{role} said {text!r}")
+
+
+COUNT_HOW = {
+    "contains": lambda line, text: text in line,
+    "is": lambda line, text: line == text,
+    "ends": lambda line, text: line.endswith(text),
+}
+
+
+@rule("count", reads=_file)
+def count(case, name, low, high, how, text):
+    """count FILE LOW HIGH contains|is|ends TEXT: the lines of FILE that
+    contain TEXT, are TEXT or end with it number LOW..HIGH (- for no
+    bound)"""
+    if not os.path.exists(case.path(name)):
+        raise Broken(f"no {name}")
+    n = sum(COUNT_HOW[how](line, text) for line in case.lines(name))
+    lo, hi = _number(low), _number(high)
+    if (lo is not None and n < lo) or (hi is not None and n > hi):
+        raise Broken(f"{n} lines of {name} {how} {text!r} (wanted {low}..{high})")
 
 
 ENGINE_CHECK_END = "registered regions freed after deregistration, 0 violations"
@@ -208,6 +232,17 @@ def same_figures(case, role, other):
     ours, theirs = _figure_kinds(case, role), _figure_kinds(case, other)
     if ours != theirs:
         raise Broken(f"{role} {ours}, {other} {theirs}")
+
+
+@rule("tails", reads=_file)
+def tails(case, name, step, most):
+    """tails FILE STEP MOST: every value= of FILE (rxe's atomic writes, a
+    kprobe's trace) is a multiple of STEP at most MOST: a log's tail"""
+    values = [int(line.rsplit("value=", 1)[1]) for line in case.lines(name) if "value=" in line]
+    bad = [v for v in values if v % int(step) or v > int(most)]
+    if bad:
+        raise Broken(f"{len(bad)} of {len(values)} values in {name} are no multiple of "
+                     f"{step} up to {most}: {bad[0]}, ...")
 
 
 def expectations(case_dir, name=None):
