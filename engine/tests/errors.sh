@@ -5,25 +5,6 @@
 # (its rules: expect, lib.sh; judged by rules.py on the host). Sourced by
 # in-vm.sh after lib.sh.
 
-# verdict_of STATUS NAME WHAT: the verdict of case NAME from the status of
-# its check, the condition run just before (`$?` first, before any other
-# expansion can change it): 0 passes, else it fails saying WHAT; for the
-# files whose cases are not yet judged on the host (expect, lib.sh)
-#   ((crc)) && has client "reaches past the end"
-#   verdict_of $? "$name" "not refused with a message"
-verdict_of() {
-	if (($1 == 0)); then
-		pass "$2"
-	else
-		fail "$2" "$3"
-	fi
-}
-
-has() { # has server|client TEXT: what that fio printed contains TEXT
-	# log_err goes to stderr, log_info to the --output file
-	grep -qsF -- "$2" "$(case_dir)/$1.log" "$(case_dir)/$1.json"
-}
-
 # busy_pair KIND: a server and a client writing for up to 2 minutes, both
 # connected and busy on return
 busy_pair() {
