@@ -10,6 +10,7 @@ says what is wrong (Broken), or nothing when the rule holds (or what its
 PASS line shows); evaluate.py passes a verdict when all of its rules hold.
 """
 import os
+import re
 
 
 def _number(text):
@@ -243,6 +244,26 @@ def tails(case, name, step, most):
     if bad:
         raise Broken(f"{len(bad)} of {len(values)} values in {name} are no multiple of "
                      f"{step} up to {most}: {bad[0]}, ...")
+
+
+VALGRIND_SUMMARY = re.compile(r"^==\d+== ERROR SUMMARY: (\d+) errors")
+
+
+@rule("valgrind-clean",
+      reads=lambda _, *roles: {f"{role}.valgrind": "lines" for role in roles})
+def valgrind_clean(case, tool, *roles):
+    """valgrind-clean TOOL ROLE...: valgrind (--tool=TOOL) counted no error
+    in each ROLE's process (its log ROLE.valgrind), and ended: its last
+    summary says 0"""
+    found = []
+    for role in roles:
+        counts = [m[1] for m in map(VALGRIND_SUMMARY.match, case.lines(f"{role}.valgrind")) if m]
+        if not counts or counts[-1] != "0":
+            found.append(f"{role} {counts[-1] if counts else 'none (no summary)'}")
+    if found:
+        raise Broken(f"{tool} errors: " + ", ".join(found)
+                     + " (" + ", ".join(f"{r}.valgrind" for r in roles) + ")")
+    return f"{tool}: no errors in the " + " or the ".join(roles)
 
 
 def expectations(case_dir, name=None):
