@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """evaluate.py RESULTS -- judges the cases that in-vm.sh ran (see lib.sh).
 
-A "pair" case passes when every job of both fio reports error 0 and the
-client did some I/O; its IOPS and mean completion latency are shown. A
+A "pair" case passes when both fios exited with 0, the server laid out no
+file named malloc (filename=malloc is its memory), every job of both fio
+reports error 0 and the client did some I/O; its IOPS and mean completion
+latency are shown. A
 "judge" case passes when every rule it states holds of the facts and files
 it left in its directory (rules.py). Every case fails if one of its fio
 output files is not the report in the format asked for (lib.sh lists them
@@ -164,6 +166,15 @@ def jobs_of(case_dir, role):
     return jobs
 
 
+def check_pair_ended(case_dir, client, server):
+    """the pair's fios (their exit statuses: lib.sh, record_pair) ended
+    well, leaving no file named malloc"""
+    if os.path.exists(os.path.join(case_dir, "malloc")):
+        raise Failed("the server laid out a file named malloc")
+    if (client, server) != ("0", "0"):
+        raise Failed(f"exit status: client {client}, server {server}")
+
+
 def report_for(case_dir):
     """the reports of CASE_DIR by name, for the rules (rules.Broken when
     one is not there or not a report)"""
@@ -216,6 +227,7 @@ def main(argv):
             if kind == "fail":
                 raise Failed(detail)
             if kind == "pair":
+                check_pair_ended(case_dir, *detail.split())
                 detail = figures(jobs_of(case_dir, "client"))
                 jobs_of(case_dir, "server")
             if kind == "judge":

@@ -146,11 +146,7 @@ native_ops_case() {
 	wait_exit "$(pid_of server)" 30
 	src=$?
 	[[ $probe == yes ]] && flush_probe stop && flush_probe remove
-	if ((crc || src)); then
-		fail "$name" "exit status: client $crc, server $src"
-		return
-	fi
-	record "$name" pair "$crc $src"
+	record_pair "$name" "$crc" "$src" || return
 	# each job's line, once, on fio's info output: with json on stderr
 	for job in 1:all 2:none; do
 		line=$(expected_line "${job%%:*}" "${job#*:}")
