@@ -76,7 +76,8 @@ class Broken(Exception):
 
 # RULE: (the function that judges it, the function that says which files
 # it reads: {name: "lines"} for a file whose lines it reads, {name:
-# "report"} for a fio report it parses), both of its arguments
+# "report"} for a fio report it parses, {name: "output"} for a report
+# whose lines it reads for a process's notes), both of its arguments
 RULES = {}
 
 
@@ -88,8 +89,9 @@ def rule(name, reads):
 
 
 def _output(role, *_):
-    """the files of what ROLE's process printed (Case.said)"""
-    return {f"{role}.log": "lines", f"{role}.json": "lines"}
+    """the files of what ROLE's process printed (Case.said): its report
+    only for the lines around the document ("output")"""
+    return {f"{role}.log": "lines", f"{role}.json": "output"}
 
 
 def _file(name, *_):
@@ -264,6 +266,11 @@ def valgrind_clean(case, tool, *roles):
         raise Broken(f"{tool} errors: " + ", ".join(found)
                      + " (" + ", ".join(f"{r}.valgrind" for r in roles) + ")")
     return f"{tool}: no errors in the " + " or the ".join(roles)
+
+
+def reads(name, args):
+    """the files rule NAME with ARGS reads (RULES)"""
+    return RULES[name][1](*args) if name in RULES else {}
 
 
 def expectations(case_dir, name=None):
