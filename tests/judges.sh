@@ -10,5 +10,5 @@ if ! command -v "$py" >/dev/null 2>&1; then
 fi
 PYTHONDONTWRITEBYTECODE=1 exec "$py" "$top/tests/judges.py" \
 	"$top/tests/twohosts/test_judge.py" "$top/engine/tests/test_evaluate.py" \
-	"$top/engine/tests/test_soak_judge.py" "$top/tests/test_tally.py" \
-	"$top/tests/twohosts/test_aof_summary.py"
+	"$top/engine/tests/test_rules.py" "$top/engine/tests/test_soak_judge.py" \
+	"$top/tests/test_tally.py" "$top/tests/twohosts/test_aof_summary.py"

@@ -4,7 +4,8 @@
 # librpma_aof_server, aof_mode=apm|gpspm): appends written and read back
 # (verify=), the server's end-of-run check of its tail pointer, and the
 # refusals of a client and a server that do not match, native_ops= per job.
-# Sourced by in-vm.sh after lib.sh, errors.sh and native.sh.
+# Each case states its rules (expect, lib.sh), rules.py judges them on the
+# host. Sourced by in-vm.sh after lib.sh and native.sh.
 
 # aof_append NAME MODE SERVER_ARGS CLIENT_ARGS BYTES: a run that must end
 # well on both sides, the server saying its tail pointer covers the BYTES
@@ -12,37 +13,37 @@
 aof_append() {
 	local name=$1 mode=$2 bytes=$5
 	run_pair "$name" aof "--aof_mode=$mode $3" "--aof_mode=$mode $4" || return
-	has server "log checked: its tail pointer covers the $bytes bytes the client appended"
-	expect $? "$name-log-checked" "the server did not report its tail pointer at $bytes bytes"
+	expect "$name-log-checked" \
+		says server "log checked: its tail pointer covers the $bytes bytes the client appended"
 }
 
 # aof_refused NAME KIND_SERVER SERVER_ARGS KIND_CLIENT CLIENT_ARGS CLIENT_SAYS
 # SERVER_SAYS: both fail within seconds, each saying why
 aof_refused() {
-	local name=$1 crc src
+	local name=$1
 	begin_case "$name"
 	# shellcheck disable=SC2086 # the argument lists are word lists
 	fio_server "$2" --filename=malloc --size=1m $3
 	server_listens 30
 	# shellcheck disable=SC2086
 	fio_client "$4" --rw=write --bs=4k --size=256k --connect_timeout=10 $5
-	crc=$?
-	wait_exit "$(pid_of server)" 30
-	src=$?
-	((crc && src && src != 124)) && has client "$6" && has server "$7"
-	expect $? "$name" "client $crc, server $src (124: still running), or a message missing"
+	waited server "$(pid_of server)" 30
+	expect "$name" status client nonzero
+	expect "$name" status server failed
+	expect "$name" says client "$6"
+	expect "$name" says server "$7"
 }
 
 # aof_bad_job NAME CLIENT_ARGS MESSAGE: the client refuses the job before
 # connecting
 aof_bad_job() {
-	local name=$1 crc
+	local name=$1
 	begin_case "$name"
 	# shellcheck disable=SC2086
 	fio_client aof --size=256k --connect_timeout=3 $2
-	crc=$?
-	((crc)) && has client "$3" && ! has client "waiting for the server"
-	expect $? "$name" "not refused before connecting, or no message"
+	expect "$name" status client nonzero
+	expect "$name" says client "$3"
+	expect "$name" never-says client "waiting for the server"
 }
 
 # aof_writes MODE: appends of aof_mode=MODE written and read back: on DRAM at
@@ -77,12 +78,13 @@ aof_new_log() {
 	aof_append "$name-first" apm "$server" "--rw=write --bs=4k --size=128k" 131072 || return
 	aof_append "$name" apm "$server" "--rw=write --bs=4k --size=64k --verify=crc32c" 65536 ||
 		return
-	has server "an appending client, which starts the log anew (its tail pointer is at 131072 bytes)"
-	expect $? "$name-starts-anew" "the server did not see the earlier run's pointer (131072)"
+	# the server saw the earlier run's pointer
+	expect "$name-starts-anew" says server \
+		"an appending client, which starts the log anew (its tail pointer is at 131072 bytes)"
 	run_pair "$name-read" aof "--aof_mode=apm $server" "--aof_mode=apm --rw=read --bs=4k --size=64k" ||
 		return
-	has server "the client appended nothing; the log holds 65536 bytes" && ! has server "starts anew"
-	expect $? "$name-read-keeps" "a reading run did not leave the log at 65536 bytes"
+	expect "$name-read-keeps" says server "the client appended nothing; the log holds 65536 bytes"
+	expect "$name-read-keeps" never-says server "starts anew"
 }
 
 # aof_refusal_keeps_log: a log on Device DAX, then an appending client that
@@ -90,7 +92,7 @@ aof_new_log() {
 # after the accept: the log must stay as it was, which a reading run then
 # finds
 aof_refusal_keeps_log() {
-	local name=aof-refusal-keeps-log server crc src
+	local name=aof-refusal-keeps-log server
 	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
 		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
 		return
@@ -103,16 +105,14 @@ aof_refusal_keeps_log() {
 	fio_server aof --aof_mode=apm $server
 	server_listens 30
 	fio_client aof --aof_mode=apm --rw=write --bs=4k --size=64k --connect_timeout=10
-	crc=$?
-	wait_exit "$(pid_of server)" 30
-	src=$?
-	((crc && src && src != 124)) && has client "direct_write_to_pmem"
-	expect $? "$name-refused" "client $crc, server $src (both not 0, not 124), or no direct_write_to_pmem message" ||
-		return
+	waited server "$(pid_of server)" 30
+	expect "$name-refused" status client nonzero
+	expect "$name-refused" status server failed
+	expect "$name-refused" says client "direct_write_to_pmem"
 	run_pair "$name-read" aof "--aof_mode=apm $server --direct_write_to_pmem=1" \
 		"--aof_mode=apm --rw=read --bs=4k --size=128k" || return
-	has server "the client appended nothing; the log holds 131072 bytes"
-	expect $? "$name" "the refusing client's connection changed the log's pointer (131072 before)"
+	# else the refusing client's connection changed the log's pointer
+	expect "$name" says server "the client appended nothing; the log holds 131072 bytes"
 }
 
 # aof_fresh_dram_read: a reading client of a server fresh on DRAM (a small
@@ -124,8 +124,8 @@ aof_fresh_dram_read() {
 	for mode in apm gpspm; do
 		run_pair "aof-$mode-fresh-dram-read" aof "--aof_mode=$mode --filename=malloc --size=64k" \
 			"--aof_mode=$mode --rw=read --bs=4k --size=60k --rate_iops=100" || continue
-		has server "the client appended nothing; the log holds 0 bytes"
-		expect $? "aof-$mode-fresh-dram-read-empty" "the fresh log's pointer is not 0"
+		expect "aof-$mode-fresh-dram-read-empty" \
+			says server "the client appended nothing; the log holds 0 bytes"
 	done
 }
 
@@ -133,16 +133,15 @@ aof_fresh_dram_read() {
 # connected, create_serialize=0): refused before the first record, the
 # server never checks a log
 aof_io_size_wraps() {
-	local name=aof-io-size-past-log crc src
+	local name=aof-io-size-past-log
 	begin_case "$name"
 	fio_server aof --filename=malloc --size=1m
 	server_listens 30
 	fio_client aof --rw=write --bs=4k --io_size=2m --create_serialize=0 --connect_timeout=10
-	crc=$?
 	wait_exit "$(pid_of server)" 30
-	src=$?
-	((crc)) && has client "io_size=2097152: more than the" && ! has server "log checked"
-	expect $? "$name" "client $crc (not 0), server $src; the client's message, and no log check"
+	expect "$name" status client nonzero
+	expect "$name" says client "io_size=2097152: more than the"
+	expect "$name" never-says server "log checked"
 }
 
 # aof_moved_appends: each job option that would place a record elsewhere
@@ -192,7 +191,7 @@ aof_cases() {
 # atomic writes whose values are job 1's tails (multiples of 4096 up to
 # 1 MiB); nothing of job 2's (8 KiB flushes, or 8 KiB-multiple tails alone).
 aof_native_case() {
-	local name=aof-native-ops-per-job crc src job line probes=no n4k n8k n8 natomic bad
+	local name=aof-native-ops-per-job crc src job line probes=no
 	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
 		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
 		return
@@ -219,34 +218,27 @@ aof_native_case() {
 		flush_probe remove
 		kernel_probe remove atomic
 	fi
-	if ((crc || src)); then
-		fail "$name" "exit status: client $crc, server $src"
-		return
-	fi
-	record "$name" pair "$crc $src"
-	[[ $(grep -c "log checked: its tail pointer covers the 1048576 bytes" "$(case_dir)/server.log") == 2 ]]
-	expect $? "$name-logs-checked" "not both server jobs report their pointer at 1 MiB"
+	record_pair "$name" "$crc" "$src" || return
+	# both server jobs report their pointer at 1 MiB
+	expect "$name-logs-checked" \
+		count server.log 2 2 contains "log checked: its tail pointer covers the 1048576 bytes"
 	for job in 1:all 2:none; do
 		line=$(ENGINE_NAME=librpma_aof_client expected_line "${job%%:*}" "${job#*:}")
-		[[ $(grep -cxF -- "$line" "$(case_dir)/client.log") == 1 ]]
-		expect $? "$name-job${job%%:*}-${job#*:}-says" "not once in client.log: '$line'"
+		expect "$name-job${job%%:*}-${job#*:}-says" count client.log 1 1 is "$line"
 	done
 	if ! native_possible 45 || ! native_possible 44; then
 		skip "$name-kernel-witness" "no native flush and atomic write here (kernel $(uname -r), rdma-core $(dpkg-query -W -f='${Version}' libibverbs1 2>/dev/null))"
 	elif [[ $probes != yes ]]; then
 		skip "$name-kernel-witness" "no kprobe events on rxe (see probe.log)"
 	else
-		n4k=$(grep -c 'len=4096$' "$(case_dir)/flush.trace")
-		n8k=$(grep -c 'len=8192$' "$(case_dir)/flush.trace")
-		n8=$(grep -c 'len=8$' "$(case_dir)/flush.trace")
-		natomic=$(grep -c 'value=' "$(case_dir)/atomic.trace")
+		# job 1's 256 flushes of its records and 256 of its pointer, none
+		# of job 2's records
+		expect "$name-kernel-witness" count flush.trace 256 - ends len=4096
+		expect "$name-kernel-witness" count flush.trace 256 - ends len=8
+		expect "$name-kernel-witness" count flush.trace 0 0 ends len=8192
+		expect "$name-kernel-witness" count atomic.trace 256 - contains value=
 		# a tail that is not a multiple of 4096, or past 1 MiB: not job 1's
 		# (0 is: the start of its log, aof_client.cc)
-		bad=$(sed -n 's/.*value=\([0-9]*\)$/\1/p' "$(case_dir)/atomic.trace" |
-			awk '$1 % 4096 || $1 > 1048576' | wc -l)
-		echo "  $name: rxe executed $n4k native flushes of 4 KiB and $n8 of 8 bytes (job 1), $n8k of 8 KiB (job 2), $natomic native atomic writes ($bad not job 1's tails)"
-		((n4k >= 256 && n8 >= 256 && n8k == 0 && natomic >= 256 && bad == 0))
-		expect $? "$name-kernel-witness" \
-			"rxe executed $n4k/$n8 flushes of job 1's records/pointer (256 each), $n8k of job 2's (0), $natomic atomic writes (256), $bad of them not job 1's tails"
+		expect "$name-kernel-witness" tails atomic.trace 4096 1048576
 	fi
 }

@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 # engine/tests/connections.sh -- many connections on one server job: one
 # thread serving clients=N, its clients spread over several client fios.
-# Sourced by in-vm.sh after lib.sh and errors.sh; connections.py judges.
+# Sourced by in-vm.sh after lib.sh; connections.py judges the reports in
+# the guest, rules.py the statuses on the host.
 
 # connections_case KIND N FIOS: a server job of clients=N (thread=1: the
 # job is the fio process, whose memory is sampled) and N client jobs over
@@ -11,7 +12,7 @@
 # end with 0 errors and its data verified; printed: the time until all N
 # were connected, the server's peak memory per connection, its CPU per I/O.
 connections_case() {
-	local kind=$1 n=$2 fios=$3 name=$1-clients$2 i pids=() rc=0 src before=0 after=0 server
+	local kind=$1 n=$2 fios=$3 name=$1-clients$2 i pids=() rc=0 before=0 after=0 server
 	begin_case "$name"
 	fio_server "$kind" --thread --clients="$n" --filename=malloc --size=256k --iodepth=2 \
 		--busy_wait_polling=0
@@ -28,13 +29,15 @@ connections_case() {
 	for i in "${pids[@]}"; do
 		wait_exit "$i" 900 || rc=$?
 	done
-	wait_exit "$server" 60
-	src=$?
+	fact clients.status "$rc"
+	waited server "$server" 60
 	read -r after <"$(case_dir)/server.peak-rss" 2>/dev/null
 	python3 "$TOP_SRCDIR/engine/tests/connections.py" "$(case_dir)" "$n" "$before" "$after"
-	local judged=$?
-	((rc == 0 && src == 0 && judged == 0))
-	expect $? "$name" "clients $rc, server $src (0 each), or connections.py found a job that did not end with 0 errors and its data verified"
+	# not 0: a job that did not end with 0 errors and its data verified
+	fact connections.py.status $?
+	expect "$name" status clients ok
+	expect "$name" status server ok
+	expect "$name" status connections.py ok
 }
 
 # rss_kib PID: the resident memory of process PID, in KiB (0: gone)

@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """evaluate.py RESULTS -- judges the cases that in-vm.sh ran (see lib.sh).
 
-A "pair" case passes when every job of both fio reports error 0 and the
-client did some I/O; its IOPS and mean completion latency are shown. Every
-case fails if one of its fio output files is not the report in the format
-asked for (lib.sh lists them in the case's "formats" file).
+A "pair" case passes when both fios exited with 0, the server laid out no
+file named malloc (filename=malloc is its memory), every job of both fio
+reports error 0 and the client did some I/O; its IOPS and mean completion
+latency are shown. A
+"judge" case passes when every rule it states holds of the facts and files
+it left in its directory (rules.py). Every case fails if one of its fio
+output files is not the report in the format asked for (lib.sh lists them
+in the case's "formats" file).
 Prints one PASS/FAIL/SKIP line per case and "N passed, M failed" (with
 ", K skipped" when cases could not run); exits 1 if anything failed or
 nothing passed.
@@ -14,6 +18,8 @@ import json
 import os
 import re
 import sys
+
+import rules
 
 
 class Failed(Exception):
@@ -137,12 +143,17 @@ def check_sanitizers(case_dir):
                 raise Failed(f"{name}: {found[0]}")
 
 
-def jobs_of(case_dir, role):
-    name = f"{role}.json"
+def report_in(case_dir, name):
+    """the report NAME of the case, in the format the case listed"""
     fmt = reports(case_dir).get(name)
     if fmt is None:
         raise Failed(f"{name}: no such report")
-    doc = report_of(os.path.join(case_dir, name), fmt)
+    return report_of(os.path.join(case_dir, name), fmt)
+
+
+def jobs_of(case_dir, role):
+    name = f"{role}.json"
+    doc = report_in(case_dir, name)
     # fio --client reports its jobs as client_stats
     jobs = doc.get("jobs") or [j for j in doc.get("client_stats", [])
                                if j.get("jobname") != "All clients"]
@@ -153,6 +164,26 @@ def jobs_of(case_dir, role):
     if bad:
         raise Failed(", ".join(bad))
     return jobs
+
+
+def check_pair_ended(case_dir, client, server):
+    """the pair's fios (their exit statuses: lib.sh, record_pair) ended
+    well, leaving no file named malloc"""
+    if os.path.exists(os.path.join(case_dir, "malloc")):
+        raise Failed("the server laid out a file named malloc")
+    if (client, server) != ("0", "0"):
+        raise Failed(f"exit status: client {client}, server {server}")
+
+
+def report_for(case_dir):
+    """the reports of CASE_DIR by name, for the rules (rules.Broken when
+    one is not there or not a report)"""
+    def report(name):
+        try:
+            return report_in(case_dir, name)
+        except Failed as e:
+            raise rules.Broken(str(e))
+    return report
 
 
 def figures(jobs):
@@ -196,8 +227,16 @@ def main(argv):
             if kind == "fail":
                 raise Failed(detail)
             if kind == "pair":
+                check_pair_ended(case_dir, *detail.split())
                 detail = figures(jobs_of(case_dir, "client"))
                 jobs_of(case_dir, "server")
+            if kind == "judge":
+                # several verdicts may judge one case's directory
+                case_dir = os.path.join(results, detail)
+                broken, notes = rules.judge(case_dir, name, report_for(case_dir))
+                if broken:
+                    raise Failed("; ".join(broken))
+                detail = "; ".join(notes)
             # a case judged in the guest may have used another's directory
             if os.path.isdir(case_dir):
                 check_reports(case_dir)

@@ -103,11 +103,7 @@ examples_case() {
 	crc=$?
 	wait_exit "$server" 30
 	src=$?
-	if ((crc || src)); then
-		fail "$name" "exit status: client $crc, server $src"
-	else
-		record "$name" pair "$crc $src"
-	fi
+	record_pair "$name" "$crc" "$src"
 }
 
 # fio's client/server mode: the client job runs in a fio backend server.
@@ -145,11 +141,7 @@ distributed_case() {
 	kill "$backend" 2>/dev/null
 	wait "$backend" 2>/dev/null
 	rm -f "$sock"
-	if ((crc || src)); then
-		fail "$name" "exit status: client $crc, server $src"
-	else
-		record "$name" pair "$crc $src"
-	fi
+	record_pair "$name" "$crc" "$src"
 }
 
 # FS DAX (a file on ext4 -o dax) needs On-Demand Paging: rxe has it from
@@ -176,15 +168,15 @@ fsdax_cases() {
 			"--rw=write --bs=64k --iodepth=4 --size=16m --buffer_pattern=0x5aa5c33c"; then
 			# the test VM's device is rxe, whose ODP the server
 			# must warn about (docs/engines.md)
-			has server "over Soft-RoCE (rxe), whose On-Demand Paging"
-			expect $? "$kind-fsdax-server-warns-of-rxe-odp" "no warning about rxe's ODP"
+			expect "$kind-fsdax-server-warns-of-rxe-odp" \
+				says server "over Soft-RoCE (rxe), whose On-Demand Paging"
 			if odp_offsets_lost; then
 				skip "$kind-fsdax-server-sees-data" "$(odp_defect)"
-			elif "$PATTERN_CHECK" "$file" 0 $((16 << 20)) 0x5aa5c33c \
-				>"$(case_dir)/pattern.log" 2>&1; then
-				pass "$kind-fsdax-server-sees-data"
 			else
-				fail "$kind-fsdax-server-sees-data" "the file does not hold the client's pattern"
+				"$PATTERN_CHECK" "$file" 0 $((16 << 20)) 0x5aa5c33c >"$(case_dir)/pattern.log" 2>&1
+				# not 0: the file does not hold the client's pattern
+				fact pattern-check.status $?
+				expect "$kind-fsdax-server-sees-data" status pattern-check ok
 			fi
 		fi
 		rm -f "$file"
@@ -205,11 +197,10 @@ pmem_cases() {
 			"--rw=write --bs=64k --iodepth=8 --numjobs=2 --size=32m --buffer_pattern=0x5aa5c33c" ||
 			continue
 		# job 2's part of the device: written by the second client job
-		if "$PATTERN_CHECK" "$RPMA_TEST_DEVDAX" $((32 << 20)) $((32 << 20)) 0x5aa5c33c \
-			>"$(case_dir)/pattern.log" 2>&1; then
-			pass "$kind-devdax-server-sees-data"
-		else
-			fail "$kind-devdax-server-sees-data" "the device does not hold the client's pattern"
-		fi
+		"$PATTERN_CHECK" "$RPMA_TEST_DEVDAX" $((32 << 20)) $((32 << 20)) 0x5aa5c33c \
+			>"$(case_dir)/pattern.log" 2>&1
+		# not 0: the device does not hold the client's pattern
+		fact pattern-check.status $?
+		expect "$kind-devdax-server-sees-data" status pattern-check ok
 	done
 }

@@ -106,6 +106,19 @@ class Altered(unittest.TestCase):
         self.only(PAIR)
         self.assertEqual(self.verdict()[0], 0)
 
+    def test_an_error_exit_fails(self):
+        self.only(PAIR)
+        self.rewrite(os.path.join(self.results, "cases"),
+                     lambda t: t.replace("\tpair\t0 0", "\tpair\t0 1"))
+        status, verdict = self.verdict()
+        self.assertEqual((status, verdict), (1, f"FAIL {PAIR}: exit status: client 0, server 1"))
+
+    def test_a_file_named_malloc_fails(self):
+        open(os.path.join(self.only(PAIR), "malloc"), "w").close()
+        status, verdict = self.verdict()
+        self.assertEqual((status, verdict),
+                         (1, f"FAIL {PAIR}: the server laid out a file named malloc"))
+
     def test_a_job_error_fails(self):
         verdict = self.failed(PAIR, "server.json",
                               lambda t: t.replace('"error" : 0', '"error" : 5', 1))
