@@ -163,7 +163,8 @@ odp_defect() { # how the kernel's ODP loses offsets, once odp_offsets_lost said 
 # standard output, line-buffered so that notes printed with the normal
 # output show while it runs, goes to ROLE.json (fio's report in $format,
 # json by default), its errors and the engines' notes in json formats to
-# ROLE.log. side=old runs the old engines instead (interop.sh).
+# ROLE.log. side=old runs the old engines instead (interop.sh); fio_wrapper,
+# an array, a command that runs fio (races.sh: valgrind).
 fio_start() {
 	local role=$1 kind=$2 cmd engine_args fmt=${format:-json}
 	shift 2
@@ -172,7 +173,7 @@ fio_start() {
 		# the old client crashed with fio's default create_serialize=1
 		engine_args=(--ioengine="librpma_${kind}_$role" --create_serialize=0)
 	else
-		cmd=("${FIO[@]}")
+		cmd=(${fio_wrapper[@]+"${fio_wrapper[@]}"} "${FIO[@]}")
 		engine_args=(--ioengine="$(engine "${kind}_$role")")
 	fi
 	# the old engines print notes into the report: nothing to fix there

@@ -24,8 +24,9 @@ race_case() {
 		--suppressions="$TOP_SRCDIR/tests/integration/threads.supp")
 	[[ $tool == helgrind ]] && vg+=(--history-level=approx)
 	local WAIT_SCALE=$((${WAIT_SCALE:-1} * 10))
-	local -a fio=("${FIO[@]}")
-	local -a FIO=("${vg[@]}" --log-file="$(case_dir)/server.valgrind" "${fio[@]}")
+	# FIO is lib.sh's, read-only: fio_start puts the wrapper before it
+	# shellcheck disable=SC2034 # fio_start (lib.sh) reads it
+	local -a fio_wrapper=("${vg[@]}" --log-file="$(case_dir)/server.valgrind")
 	fio_server "$kind" --numjobs="$jobs" --filename=malloc --size=256k --iodepth=4
 	# every server job listens (each has a port of its own) before any
 	# client job tries: under valgrind a server job starts slowly, and a
@@ -36,7 +37,8 @@ race_case() {
 			grep -cF "waiting for a client")
 		sleep 1
 	done
-	FIO=("${vg[@]}" --log-file="$(case_dir)/client.valgrind" "${fio[@]}")
+	# shellcheck disable=SC2034 # fio_start (lib.sh) reads it
+	fio_wrapper=("${vg[@]}" --log-file="$(case_dir)/client.valgrind")
 	fio_client "$kind" --numjobs="$jobs" --rw=randwrite --bs=4k --iodepth=4 --size=256k \
 		--connect_timeout=120
 	crc=$?
