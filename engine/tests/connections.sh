@@ -12,7 +12,7 @@
 # end with 0 errors and its data verified; printed: the time until all N
 # were connected, the server's peak memory per connection, its CPU per I/O.
 connections_case() {
-	local kind=$1 n=$2 fios=$3 name=$1-clients$2 i pids=() rc=0 before=0 after=0 server
+	local kind=$1 n=$2 fios=$3 name=$1-clients$2 i pids=() rc=0 before=0 after=0 server watcher
 	begin_case "$name"
 	fio_server "$kind" --thread --clients="$n" --filename=malloc --size=256k --iodepth=2 \
 		--busy_wait_polling=0
@@ -20,6 +20,7 @@ connections_case() {
 	server=$(pid_of server)
 	before=$(rss_kib "$server")
 	peak_rss "$server" "$(case_dir)/server.peak-rss" &
+	watcher=$!
 	for ((i = 1; i <= fios; i++)); do
 		fio_start client "$kind" --thread --numjobs=$((n / fios)) --port_per_job=0 \
 			--rw=randwrite --bs=4k --iodepth=2 --size=256k --verify=crc32c
@@ -31,7 +32,10 @@ connections_case() {
 	done
 	fact clients.status "$rc"
 	waited server "$server" 60
+	# the watcher's last write done (0: the server was gone before it read)
+	wait "$watcher"
 	read -r after <"$(case_dir)/server.peak-rss" 2>/dev/null
+	after=${after:-0}
 	python3 "$TOP_SRCDIR/engine/tests/connections.py" "$(case_dir)" "$n" "$before" "$after"
 	# not 0: a job that did not end with 0 errors and its data verified
 	fact connections.py.status $?
