@@ -305,32 +305,16 @@ fsdax_without_odp() {
 	rm -f "$RPMA_TEST_FSDAX/$name"
 }
 
+# Every error case: those a job or the client reports, then the server's
+# own.
 error_cases() {
-	local kind
-	for kind in apm gpspm; do
-		dead_client "$kind"
-		dead_server "$kind"
-		server_restart "$kind"
-		size_too_big "$kind"
-		silent_client "$kind"
-	done
-	silent_client gpspm sleeping
-	no_server
-	port_in_use
-	gpspm_bad_request gpspm-range "refusing to flush"
-	gpspm_bad_request gpspm-garbage "cannot unpack a flush request"
-	outside_region
-	late_server
-	no_size
-	apm_pmem_without_dwtp
-	fsdax_without_odp
+	fio_error_cases
+	server_error_cases
 }
 
 # The error cases whose outcome passes through fio's side of the engines (a
 # job's options, an I/O unit's error, the client's messages): the subset
-# check-fio-versions-quick runs with another fio. The server's own cases
-# (a silent or dead client, a bad request) do not depend on the fio that
-# loads the engines; check-fio-versions runs them all with every version.
+# check-fio-versions-quick runs with another fio.
 fio_error_cases() {
 	local kind
 	for kind in apm gpspm; do
@@ -341,6 +325,25 @@ fio_error_cases() {
 	port_in_use
 	outside_region
 	no_size
+}
+
+# The server's own error cases (a dead, restarted or silent client, a bad
+# request, a server that comes late, memory it refuses): they do not depend
+# on the fio that loads the engines; check-fio-versions runs them with
+# every version.
+server_error_cases() {
+	local kind
+	for kind in apm gpspm; do
+		dead_client "$kind"
+		server_restart "$kind"
+		silent_client "$kind"
+	done
+	silent_client gpspm sleeping
+	gpspm_bad_request gpspm-range "refusing to flush"
+	gpspm_bad_request gpspm-garbage "cannot unpack a flush request"
+	late_server
+	apm_pmem_without_dwtp
+	fsdax_without_odp
 }
 
 # The link taken down, last of all cases, once per VM boot: after a down/up
