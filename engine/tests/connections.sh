@@ -18,7 +18,7 @@ connections_case() {
 		--busy_wait_polling=0
 	server_listens 60 || { fail "$name" "the server did not listen within 60 s"; return; }
 	server=$(pid_of server)
-	before=$(rss_kib "$server")
+	status_kib before "$server" VmRSS
 	peak_rss "$server" "$(case_dir)/server.peak-rss" &
 	watcher=$!
 	for ((i = 1; i <= fios; i++)); do
@@ -44,9 +44,15 @@ connections_case() {
 	expect "$name" status connections.py ok
 }
 
-# rss_kib PID: the resident memory of process PID, in KiB (0: gone)
-rss_kib() {
-	awk '/^VmRSS:/ { print $2; found = 1 } END { if (!found) print 0 }' "/proc/$1/status" 2>/dev/null || echo 0
+# status_kib VAR PID FIELD: sets VAR to FIELD of /proc/PID/status (VmRSS,
+# the resident memory; VmHWM, its peak), in KiB: 0 once PID is gone.
+# Builtins only: in the guest starting a process takes up to a second.
+status_kib() {
+	local k v _
+	printf -v "$1" 0
+	while read -r k v _; do
+		[[ $k == "$3:" ]] && printf -v "$1" %s "$v" && return
+	done <"/proc/$2/status" 2>/dev/null
 }
 
 # peak_rss PID FILE: FILE holds the peak resident memory of process PID
@@ -54,14 +60,12 @@ rss_kib() {
 # memory is largest once every client is connected and its region
 # registered; a sample taken when the server says so came too late where
 # the clients' short runs ended it first (32 APM connections, and 256).
-# Builtins only: in the guest starting a process takes up to a second.
 peak_rss() {
-	local k v _ sleeper
+	local hwm sleeper
 	exec {sleeper}<> <(:)
 	while [[ -r /proc/$1/status ]]; do
-		while read -r k v _; do
-			[[ $k == VmHWM: ]] && echo "$v" >"$2"
-		done <"/proc/$1/status" 2>/dev/null
+		status_kib hwm "$1" VmHWM
+		((hwm)) && echo "$hwm" >"$2"
 		read -rt 0.1 -u "$sleeper"
 	done
 }
