@@ -23,13 +23,9 @@ part() {
 	log=$(part_log "$1")
 	shift
 	echo "##### $name"
-	if [[ -n ${PARTS_SHOWN:-} ]]; then
-		"$@" 2>&1 | tee "$log" | grep -E "$PARTS_SHOWN"
-		rc=${PIPESTATUS[0]}
-	else
-		"$@" 2>&1 | tee "$log"
-		rc=${PIPESTATUS[0]}
-	fi
+	# an empty pattern shows every line
+	"$@" 2>&1 | tee "$log" | grep --line-buffered -E "${PARTS_SHOWN:-}"
+	rc=${PIPESTATUS[0]}
 	parts+=("$log=$rc")
 }
 
