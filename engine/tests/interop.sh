@@ -65,6 +65,10 @@ interop_case() {
 	wait_exit "$server" 30
 	src=$?
 	echo "  $name: $((SECONDS - start)) s"
+	# fio lays out a file named malloc for the old server engines (a
+	# difference from ours, docs/engines.md); evaluate.py fails a pair that
+	# leaves one, which holds for our server only
+	[[ $srv == new ]] || rm -f "$(case_dir)/malloc"
 	if ((crc || src)); then
 		fail "$name" "exit status: client $crc, server $src"
 	elif [[ -n $pattern ]] && ! "$PATTERN_CHECK" "$RPMA_TEST_DEVDAX" 0 $((4 << 20)) "$pattern" \
