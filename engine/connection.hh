@@ -40,7 +40,8 @@ struct Connection {
 	rpma_mr_local *mr = nullptr; // its region of the job's memory
 	rpma_conn *conn = nullptr;
 	rpma_cq *cq = nullptr;
-	int event_fd = -1, cq_fd = -1; // in the server's wait set while conn is
+	int event_fd = -1, cq_fd = -1; // event_fd in the server's wait set while conn is
+	bool cq_watched = false;       // cq_fd in it (Server::watch_completions)
 	uint32_t qp = 0;
 	State state = State::Waiting;
 	std::string name;          // for messages: "the client", "client K of N at ..."

@@ -135,13 +135,15 @@ Result GpspmServer::work()
 			return Result::FAILED;
 	if (!backlog_.empty() && failed(answer_backlog()))
 		return Result::FAILED;
-	return got ? Result::DONE : Result::RETRY;
+	// fewer than asked for: the queue was drained, and it is armed (or
+	// its event waits to be taken) since before this poll
+	return got == WC_BATCH ? Result::DONE : Result::RETRY;
 }
 
 Result GpspmServer::received(const ibv_wc &wc)
 {
 	const size_t id = wc.wr_id;
-	Connection *conn = connection_of_qp(wc.qp_num);
+	Connection *conn = connection_of_qp(wc.qp_num, id / slots_);
 	const bool message = wc.status == IBV_WC_SUCCESS && holds_message(wc);
 	std::optional<FlushRequest> req;
 	if (message)
@@ -190,6 +192,7 @@ Result GpspmServer::received(const ibv_wc &wc)
 		c.queued = true;
 		backlog_.push_back(c.index);
 	}
+	watch_completions(c, true);
 	return Result::DONE;
 }
 
@@ -205,10 +208,12 @@ Result GpspmServer::answer_backlog()
 			c.waiting.pop();
 		if (failed(r))
 			return r;
-		if (c.live() && !c.waiting.empty())
+		if (c.live() && !c.waiting.empty()) {
 			backlog_[kept++] = k;
-		else
+		} else {
 			c.queued = false;
+			watch_completions(c, false);
+		}
 	}
 	backlog_.resize(kept);
 	return Result::DONE;

@@ -91,6 +91,9 @@ private:
 	uint64_t signs_of(const Connection &c) const override { return client(c).requests; }
 	void dropped(Connection &c) override;
 	int flavour_fd() const override { return rcq_fd_; }
+	// An answer's completion only frees its send room: the thread wakes
+	// for it only while a client's requests wait for one (backlog_).
+	bool completions_wake() const override { return false; }
 	Result flavour_ready() override;
 
 	// DONE if the device's queues hold `receives`, else FAILED (reported).

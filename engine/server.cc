@@ -325,6 +325,7 @@ Result Server::accept_one()
 		c.name = name;
 	}
 	c.state = Connection::State::Connecting;
+	live_++;
 	c.since = Clock::now();
 	if (accepted_ == 1)
 		first_came_ = c.since;
@@ -353,12 +354,27 @@ Result Server::watch(Connection &c)
 			c.name += " (from " + addr + ")";
 	}
 	int err = waits_.add(c.event_fd, tag(c.index, EVENTS));
-	if (!err)
-		err = waits_.add(c.cq_fd, tag(c.index, COMPLETIONS));
 	if (err)
 		lose(c, err, "cannot be waited on (%s): raise the limit of open files?",
 		     std::strerror(err));
+	else if (completions_wake())
+		watch_completions(c, true);
 	return Result::DONE;
+}
+
+void Server::watch_completions(Connection &c, bool on)
+{
+	if (c.cq_watched == on || !c.live())
+		return;
+	if (!on) {
+		waits_.remove(c.cq_fd);
+		c.cq_watched = false;
+	} else if (int err = waits_.add(c.cq_fd, tag(c.index, COMPLETIONS))) {
+		lose(c, err, "cannot be waited on (%s): raise the limit of open files?",
+		     std::strerror(err));
+	} else {
+		c.cq_watched = true;
+	}
 }
 
 // The serving loop: work while there is some, otherwise spin or sleep on
@@ -421,12 +437,7 @@ Result Server::do_work()
 
 bool Server::finished() const
 {
-	if (accepted_ < conns_.size() && !gave_up_)
-		return false;
-	for (size_t k = 0; k < accepted_; k++)
-		if (conns_[k]->live())
-			return false;
-	return true;
+	return (accepted_ == conns_.size() || gave_up_) && live_ == 0;
 }
 
 Result Server::wait(int timeout_ms)
@@ -537,6 +548,7 @@ Result Server::ended(Connection &c, rpma_conn_event ev)
 		return Result::DONE;
 	if (good) {
 		c.state = Connection::State::Ended;
+		live_--;
 		close_connection_of(c);
 	} else if (ev == RPMA_CONN_CLOSED) {
 		lose(c, ECONNRESET, "disconnected before ending the run (was it killed?)");
@@ -558,6 +570,7 @@ Result Server::take_completions(Connection &c)
 			return Result::DONE;
 		if (ret)
 			return rpma_failed(td_, "rpma_cq_get_wc", ret);
+		const bool drained = got < WC_BATCH;
 		for (int i = 0; i < got && c.live(); i++) {
 			if (wc[i].wr_id != reinterpret_cast<uintptr_t>(&c)) {
 				if (failed(completion(c, wc[i])))
@@ -574,6 +587,8 @@ Result Server::take_completions(Connection &c)
 			c.probe_failed = wc[i].status;
 			c.since = now;
 		}
+		if (drained)
+			return Result::DONE;
 	}
 }
 
@@ -646,8 +661,10 @@ Result Server::link_check()
 	return job_failed(td_, ENETDOWN, "link");
 }
 
-Connection *Server::connection_of_qp(uint32_t qp)
+Connection *Server::connection_of_qp(uint32_t qp, size_t likely)
 {
+	if (likely < accepted_ && conns_[likely]->conn && conns_[likely]->qp == qp)
+		return conns_[likely].get();
 	auto it = by_qp_.find(qp);
 	return it == by_qp_.end() ? nullptr : conns_[it->second].get();
 }
@@ -663,6 +680,8 @@ void Server::lose(Connection &c, int err, const char *fmt, ...)
 		report(td_, "%s %s", c.name.c_str(), what);
 	else
 		report(td_, "%s: %s; the others go on", c.name.c_str(), what);
+	if (c.live())
+		live_--;
 	c.state = Connection::State::Failed;
 	c.err = err;
 	close_connection_of(c);
@@ -676,8 +695,9 @@ void Server::close_connection_of(Connection &c)
 	by_qp_.erase(c.qp);
 	if (c.event_fd >= 0)
 		waits_.remove(c.event_fd);
-	if (c.cq_fd >= 0)
+	if (c.cq_watched)
 		waits_.remove(c.cq_fd);
+	c.cq_watched = false;
 	close_connection(&c.conn);
 	c.cq = nullptr;
 	c.event_fd = c.cq_fd = -1;

@@ -81,8 +81,9 @@ protected:
 	virtual Result workspace_of(const Connection &c, std::vector<uint8_t> *ws);
 	// c's connection is up.
 	virtual Result established(Connection &) { return Result::DONE; }
-	// Some work without waiting: DONE if it did some, RETRY if there was
-	// none.
+	// Some work without waiting: DONE if there may be more, RETRY if the
+	// flavour's queue (flavour_fd) was found drained, done or not: its fd
+	// then wakes a wait for what comes next.
 	virtual Result work() { return Result::RETRY; }
 	// A completion of c's queue other than its probe's.
 	virtual Result completion(Connection &, const ibv_wc &) { return Result::DONE; }
@@ -98,12 +99,20 @@ protected:
 	virtual Result flavour_ready() { return Result::DONE; }
 	// busy_wait_polling= applies (GPSPM), else the thread sleeps.
 	virtual bool may_spin() const { return false; }
+	// Whether a completion of a connection's queue wakes the thread from
+	// the start (else only while watch_completions() says so; the checks
+	// take its completions every CHECK_PERIOD either way).
+	virtual bool completions_wake() const { return true; }
 
 	// For the flavours:
 	size_t clients() const { return conns_.size(); }
 	Connection &connection(size_t k) { return *conns_[k]; }
-	// the client whose queue pair is qp, or nullptr
-	Connection *connection_of_qp(uint32_t qp);
+	// the client whose queue pair is qp, or nullptr; `likely`, the index
+	// of the client it most likely is, is looked at first
+	Connection *connection_of_qp(uint32_t qp, size_t likely);
+	// Whether a completion of c's queue wakes the thread (a failure to
+	// watch it loses c).
+	void watch_completions(Connection &c, bool on);
 	// Takes the completions of c's queue.
 	Result take_completions(Connection &c);
 	// Ends c's run with `what` (reported; with clients=N the others go
@@ -159,6 +168,7 @@ private:
 	std::string port_;
 	size_t accepted_ = 0;          // connection requests taken
 	size_t established_ = 0;       // connections that came up
+	size_t live_ = 0;              // connections Connecting or Serving
 	unsigned failed_requests_ = 0; // in a row (next_request)
 	bool gave_up_ = false;         // runtime= passed before all came
 	bool served_ = false;

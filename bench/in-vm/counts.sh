@@ -4,10 +4,14 @@
 # callgrind (counts/).
 
 # --- counts: instructions per I/O under callgrind ---------------------------
-# count_pair IMPL REP N KIND RW QD SYNC VGSERVER PORT: one pair, the client (and,
-# VGSERVER=1, the server) under callgrind, counting only inside fio's I/O
-# loop's calls that reach the engine (start-up, connection and teardown
-# stay out); the client does N I/Os. One line per profile in
+# count_pair IMPL REP N KIND RW QD SYNC VGSERVER PORT: one pair under
+# callgrind, counting only inside fio's I/O loop's calls that reach the
+# engine (start-up, connection and teardown stay out); the client does N
+# I/Os. VGSERVER 0: the client's count; 1: the client's against a server
+# slowed by callgrind (its own count is not kept); 2: the server's, its
+# client at full speed: a client under callgrind takes about 100 ms an
+# I/O, and the server's checks, every 100 ms whatever it serves, would
+# count as work of each I/O. One line per profile in
 # $BENCH_RAW/counts/list.
 count_pair() {
 	local impl=$1 rep=$2 n=$3 kind=$4 rw=$5 qd=$6 sync=$7 vgs=$8
@@ -35,14 +39,15 @@ count_pair() {
 	# the GPSPM server sleeps between requests (busy_wait_polling=0): its
 	# count is then its work, not the time it spun
 	[[ $kind == *gpspm ]] && sextra+=(--busy_wait_polling=0) sqd=$((2 * qd))
-	((vgs)) && pfx=("${vg[@]}" --callgrind-out-file="$BENCH_RAW/counts/$base.server.cg")
+	local sout=/dev/null cpfx=("${vg[@]}" --callgrind-out-file="$BENCH_RAW/counts/$base.client.cg")
+	((vgs == 2)) && sout=$BENCH_RAW/counts/$base.server.cg cpfx=()
+	((vgs)) && pfx=("${vg[@]}" --callgrind-out-file="$sout")
 	(cd "$BENCH_WORK" && LD_LIBRARY_PATH=$lib exec "${pfx[@]}" "${cmd[@]}" --name=server "${se[@]}" \
 		--serverip="$BENCH_IP" --port="$lport" --thread --filename=malloc --size="${smb}m" \
 		--iodepth="$sqd" "${sextra[@]}") >"$BENCH_RAW/counts/$base.server.log" 2>&1 &
 	s=$!
 	wait_listen "$lport" 1 600 || say "$base: the server does not listen"
-	(cd "$BENCH_WORK" && LD_LIBRARY_PATH=$lib exec "${vg[@]}" \
-		--callgrind-out-file="$BENCH_RAW/counts/$base.client.cg" "${cmd[@]}" --name=client \
+	(cd "$BENCH_WORK" && LD_LIBRARY_PATH=$lib exec "${cpfx[@]}" "${cmd[@]}" --name=client \
 		"${ce[@]}" --serverip="$BENCH_IP" --port="$lport" --thread --rw="$rw" --bs=4k \
 		--iodepth="$qd" --sync="$sync" --size="${mb}m" --create_serialize=0 \
 		--number_ios="$n" "${extra[@]}") >"$BENCH_RAW/counts/$base.client.log" 2>&1 &
@@ -51,8 +56,8 @@ count_pair() {
 	cst=$?
 	wait_exit "$s" 300
 	sst=$?
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$impl" "$rep.s$vgs" "$n" client "$base.client.cg" "$cst" >>"$BENCH_RAW/counts/list"
-	((vgs)) && printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$impl" "$rep.s$vgs" "$n" server "$base.server.cg" "$sst" >>"$BENCH_RAW/counts/list"
+	((vgs == 2)) || printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$impl" "$rep.s$vgs" "$n" client "$base.client.cg" "$cst" >>"$BENCH_RAW/counts/list"
+	((vgs == 2)) && printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$impl" "$rep.s$vgs" "$n" server "$base.server.cg" "$sst" >>"$BENCH_RAW/counts/list"
 	say "counts $base: client $cst, server $sst"
 }
 
@@ -71,7 +76,8 @@ counts_runs() {
 	# clients spin while they wait for the server: their runs take N, 2N
 	# and 3N I/Os against a server at full speed (VGSERVER 0) and under
 	# callgrind (1, slower: more empty polls), so that counts.py can tell
-	# the work per I/O from the cost of an empty poll (a linear fit)
+	# the work per I/O from the cost of an empty poll (a linear fit); the
+	# servers are counted in runs of their own (VGSERVER 2)
 	while read -r kind rw qd sync vgss ns reps base; do
 		[[ $kind-$rw-bs4k-qd$qd-nj1 =~ ${BENCH_ROWS:-.} ]] || continue
 		impls="ours ref"
@@ -102,14 +108,14 @@ counts_runs() {
 		done
 	done <<-EOF
 		apm write 1 1 0 1 2 1
-		apm write 16 0 1 1,2 1 1
+		apm write 16 0 0,2 1,2 1 1
 		apm read 1 1 0 1 1 0
 		apm read 16 0 0 1 1 0
-		gpspm write 1 1 1,0 1,2,3 1 1
-		gpspm write 16 0 1,0 1,2,3 1 1
+		gpspm write 1 1 1,0,2 1,2,3 1 1
+		gpspm write 16 0 1,0,2 1,2,3 1 1
 		aof-apm write 1 1 0 1,2 1 0
 		aof-apm write 16 0 0 1,2 1 0
-		aof-gpspm write 1 1 1,0 1,2,3 1 0
-		aof-gpspm write 16 0 1,0 1,2,3 1 0
+		aof-gpspm write 1 1 1,0,2 1,2,3 1 0
+		aof-gpspm write 16 0 1,0,2 1,2,3 1 0
 	EOF
 }

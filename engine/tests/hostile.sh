@@ -131,10 +131,32 @@ probe_during_answer() {
 	expect "$name" says server "client 2 of 2 at" "; the others go on"
 }
 
+# rooms_full: a client that holds its answers back (rogue_client
+# rooms-full: no receive posted for them) sends one request more than the
+# server has send rooms: that request waits in the server, which sleeps
+# (busy_wait_polling=0), until an answer's completion frees a room; every
+# answer then comes, in order, and the run ends as any other
+rooms_full() {
+	local name=gpspm-request-waits-for-a-send-room rrc src
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
+	begin_case "$name"
+	fio_server gpspm --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
+	server_listens 30
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" rooms-full >"$(case_dir)/rogue.log" 2>&1
+	rrc=$?
+	fact rogue.status $rrc
+	waited server "$(pid_of server)" 30
+	src=$?
+	echo "  $name: rogue $rrc, server $src; $(tail -1 "$(case_dir)/rogue.log")"
+	expect "$name" status rogue ok
+	expect "$name" status server ok
+}
+
 hostile_cases() {
 	imm_single gpspm 64m
 	imm_single apm 1m
 	imm_many
 	after_end
 	probe_during_answer
+	rooms_full
 }

@@ -29,10 +29,17 @@
 //                  for 5 s), then sends one more request, posts the
 //                  receives (the answers complete, the probe fails) and
 //                  disconnects
+//   rooms-full     holds a GPSPM server's answers back (no receive posted
+//                  for them) while it sends max_msg_num flush requests,
+//                  then one more, which waits in the server for a send
+//                  room; then posts the receives, takes every answer and
+//                  ends its run as a client does (the end-of-run request,
+//                  a disconnect)
 // Exits 0 when the server (or its RDMA device) did what it must: ended the
 // connection within 30 s (gpspm-*, imm-*) or 90 s (silent), or failed the
 // write with a remote access error (outside); after-end when it sent all;
-// 1 otherwise; 2 on a local failure.
+// rooms-full when every answer came, in its request's order; 1 otherwise;
+// 2 on a local failure.
 #include "wire_format.hh"
 #include "rogue.hh"
 
@@ -320,6 +327,18 @@ int send_requests(rdma_cm_id *id, ibv_mr *mr, char *buf, unsigned n, uint64_t *n
 	return 0;
 }
 
+// The message slots of the GPSPM server that accepted id (its workspace's
+// max_msg_num), or 0 after saying why.
+unsigned gpspm_slots(rdma_cm_id *id)
+{
+	const std::optional<rpma_fio::Workspace> ws = accepted_workspace(id);
+	if (!ws || ws->max_msg_num == 0 || ws->max_msg_num > 128) {
+		std::fprintf(stderr, "rogue_client: no GPSPM workspace from the server\n");
+		return 0;
+	}
+	return ws->max_msg_num;
+}
+
 // probe-during-answer: verbs directly, since rpma sets no queue pair's
 // access flags. 0 once it all went out, else 1 (2: local).
 int probe_during_answer(const char *ip, const char *port)
@@ -327,12 +346,9 @@ int probe_during_answer(const char *ip, const char *port)
 	rdma_cm_id *id = connect_raw(ip, port, 256);
 	if (!id)
 		return 2;
-	const std::optional<rpma_fio::Workspace> ws = accepted_workspace(id);
-	if (!ws || ws->max_msg_num == 0 || ws->max_msg_num > 128) {
-		std::fprintf(stderr, "rogue_client: no GPSPM workspace from the server\n");
+	const unsigned slots = gpspm_slots(id);
+	if (!slots)
 		return 2;
-	}
-	const unsigned slots = ws->max_msg_num;
 	std::vector<char> buf(size_t{2} * (slots + 1) * rpma_fio::MSG_ROOM);
 	ibv_mr *mr = rdma_reg_msgs(id, buf.data(), buf.size());
 	if (!mr) {
@@ -376,6 +392,75 @@ int probe_during_answer(const char *ip, const char *port)
 	return answers == slots ? 0 : 1;
 }
 
+// rooms-full: verbs directly, to hold the answers back.
+int rooms_full(const char *ip, const char *port)
+{
+	rdma_cm_id *id = connect_raw(ip, port, 256);
+	if (!id)
+		return 2;
+	const unsigned slots = gpspm_slots(id);
+	if (!slots)
+		return 2;
+	std::vector<char> buf(size_t{2} * (slots + 1) * rpma_fio::MSG_ROOM);
+	ibv_mr *mr = rdma_reg_msgs(id, buf.data(), buf.size());
+	if (!mr) {
+		std::perror("rogue_client: rdma_reg_msgs");
+		return 2;
+	}
+	uint64_t next = 1;
+	if (send_requests(id, mr, buf.data(), slots, &next))
+		return 1;
+	// the server answers them, its device retrying each answer
+	std::this_thread::sleep_for(std::chrono::milliseconds(500));
+	if (send_requests(id, mr, buf.data(), 1, &next))
+		return 1;
+	std::printf("%u requests sent, their answers held, then one more\n", slots);
+	std::fflush(stdout);
+	std::this_thread::sleep_for(std::chrono::milliseconds(500));
+	char *recv = buf.data() + (slots + 1) * rpma_fio::MSG_ROOM;
+	for (unsigned i = 0; i <= slots; i++) {
+		char *room = recv + i * rpma_fio::MSG_ROOM;
+		if (rdma_post_recv(id, room, room, rpma_fio::MSG_ROOM, mr)) {
+			std::perror("rogue_client: rdma_post_recv");
+			return 2;
+		}
+	}
+	const auto posted = std::chrono::steady_clock::now();
+	uint64_t expected = 1;
+	for (; expected <= slots + 1; expected++) {
+		ibv_wc wc;
+		if (poll_one(id->recv_cq, &wc) || wc.status != IBV_WC_SUCCESS)
+			break;
+		const std::optional<uint64_t> op = rpma_fio::unpack_response(
+			reinterpret_cast<const char *>(wc.wr_id), wc.byte_len);
+		if (op != expected) {
+			std::printf("answer %llu: op_context %lld, not %llu\n",
+				    (unsigned long long)expected, op ? (long long)*op : -1LL,
+				    (unsigned long long)expected);
+			break;
+		}
+	}
+	const uint64_t answers = expected - 1;
+	const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+				std::chrono::steady_clock::now() - posted)
+				.count();
+	// the end of the run, as a client ends it: all-zero request, disconnect
+	uint64_t end = 0;
+	const size_t len = rpma_fio::pack_request({0, 0, 0}, buf.data(), rpma_fio::MSG_ROOM);
+	ibv_wc wc;
+	if (rdma_post_send(id, nullptr, buf.data(), len, mr, IBV_SEND_SIGNALED) ||
+	    poll_one(id->send_cq, &wc) || wc.status != IBV_WC_SUCCESS)
+		end = 1;
+	rdma_disconnect(id);
+	std::printf("%llu of %u answers in order (%lld ms after the receives were posted), "
+		    "end-of-run request %s, disconnected\n",
+		    (unsigned long long)answers, slots + 1, (long long)ms, end ? "failed" : "sent");
+	std::this_thread::sleep_for(std::chrono::seconds(1));
+	rdma_dereg_mr(mr);
+	rdma_destroy_ep(id);
+	return answers == slots + 1 && !end ? 0 : 1;
+}
+
 } // namespace
 
 const char *const rogue::NAME = "rogue_client";
@@ -385,13 +470,16 @@ int main(int argc, char *argv[])
 	const std::string mode = argc >= 4 ? argv[3] : "";
 	if (mode == "probe-during-answer" && argc == 4)
 		return probe_during_answer(argv[1], argv[2]);
+	if (mode == "rooms-full" && argc == 4)
+		return rooms_full(argv[1], argv[2]);
 	if (argc != 4 || (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
 			  mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" &&
-			  mode != "after-end" && mode != "probe-during-answer")) {
+			  mode != "after-end" && mode != "probe-during-answer" &&
+			  mode != "rooms-full")) {
 		std::fprintf(stderr,
 			     "usage: %s IP PORT "
 			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end|"
-			     "probe-during-answer\n",
+			     "probe-during-answer|rooms-full\n",
 			     argv[0]);
 		return 2;
 	}
