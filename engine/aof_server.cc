@@ -78,6 +78,8 @@ class AofServer final : public GpspmServer {
 			store_log_tail(mem_.base() + LOG_TAIL_OFFSET, 0);
 		rpma_conn_private_data pdata{};
 		rpma_conn_req_get_private_data(req, &pdata);
+		// this request's alone: an earlier one may have failed to connect
+		refusal_.clear();
 		const std::optional<AofRequest> asked = decode_aof_request(pdata.ptr, pdata.len);
 		if (!asked)
 			refusal_ = "asks for an append-only log of a version or aof_mode this "

@@ -15,7 +15,9 @@ Result EndNotice::expect(thread_data *td, rpma_peer *peer, rpma_conn_req *req)
 	expected_ = promises_end_notice(pdata.ptr, pdata.len);
 	if (!expected_)
 		return Result::DONE;
-	int ret = rpma_mr_reg(peer, buf_.data(), buf_.size(), RPMA_MR_USAGE_RECV, &mr_);
+	// registered once: a request that could not be accepted may be
+	// followed by another one of the same client
+	int ret = mr_ ? 0 : rpma_mr_reg(peer, buf_.data(), buf_.size(), RPMA_MR_USAGE_RECV, &mr_);
 	if (ret)
 		return rpma_failed(td, "rpma_mr_reg", ret);
 	ret = rpma_conn_req_recv(req, mr_, 0, buf_.size(), this);

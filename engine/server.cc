@@ -283,19 +283,20 @@ Result Server::next_request(rpma_conn_req **req)
 	rpma_conn_cfg_delete(&cfg);
 	if (ret == RPMA_E_NO_EVENT)
 		return Result::RETRY;
-	if (!ret) {
-		failed_requests_ = 0;
-		return Result::DONE;
-	}
-	// One request that cannot be taken (its client gave up meanwhile, the
-	// device is out of queues) fails its client alone, which is rejected
-	// and may try again; an endpoint that fails every time fails the job.
+	return ret ? request_failed("rpma_ep_next_conn_req", "taken", ret) : Result::DONE;
+}
+
+// A request that cannot be taken or accepted (its client gave up
+// meanwhile: its request waited past RDMA-CM's timeout in a slow host; the
+// device is out of queues) is its client's alone, which is rejected and
+// may try again, into the same place; an endpoint that fails every time
+// fails the job.
+Result Server::request_failed(const char *call, const char *what, int ret)
+{
 	if (ret == RPMA_E_INVAL || ++failed_requests_ > MAX_FAILED_REQUESTS)
-		return rpma_failed(td_, "rpma_ep_next_conn_req", ret);
-	report(td_,
-	       "a connection request to %s:%s could not be taken (%s); its client may try "
-	       "again",
-	       options_of(td_).serverip, port_.c_str(), rpma_err_2str(ret));
+		return rpma_failed(td_, call, ret);
+	report(td_, "a connection request to %s:%s could not be %s (%s); its client may try again",
+	       options_of(td_).serverip, port_.c_str(), what, rpma_err_2str(ret));
 	return Result::RETRY;
 }
 
@@ -310,12 +311,18 @@ Result Server::accept_one()
 	Result r = next_request(&req);
 	if (r != Result::DONE)
 		return r == Result::RETRY ? Result::DONE : r;
-	accepted_++;
 	std::vector<uint8_t> ws;
 	if ((r = accepting(c, req)) != Result::DONE || (r = workspace_of(c, &ws)) != Result::DONE) {
 		rpma_conn_req_delete(&req);
 		return r;
 	}
+	rpma_conn_private_data pdata{ws.data(), static_cast<uint8_t>(ws.size())};
+	if (int ret = rpma_conn_req_connect(&req, &pdata, &c.conn)) {
+		r = request_failed("rpma_conn_req_connect", "accepted", ret);
+		return r == Result::RETRY ? Result::DONE : r;
+	}
+	failed_requests_ = 0;
+	accepted_++;
 	if (clients() == 1) {
 		c.name = "the client";
 	} else {
@@ -329,14 +336,8 @@ Result Server::accept_one()
 	c.since = Clock::now();
 	if (accepted_ == 1)
 		first_came_ = c.since;
-	rpma_conn_private_data pdata{ws.data(), static_cast<uint8_t>(ws.size())};
-	int ret = rpma_conn_req_connect(&req, &pdata, &c.conn);
 	if (accepted_ == conns_.size())
 		stop_listening(); // nobody else may connect to this port
-	if (ret) {
-		lose(c, ECONNABORTED, "could not be accepted (%s)", rpma_err_2str(ret));
-		return Result::DONE;
-	}
 	return watch(c);
 }
 

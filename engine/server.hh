@@ -144,6 +144,9 @@ private:
 	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
 	Result listen();
 	Result next_request(rpma_conn_req **req);
+	// RETRY, or FAILED (the job) for a call that failed on the endpoint
+	// every time
+	Result request_failed(const char *call, const char *what, int ret);
 	Result serve();
 	// The job's verdict once the serving ends.
 	Result verdict();

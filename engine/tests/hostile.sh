@@ -152,6 +152,33 @@ rooms_full() {
 	expect "$name" status server ok
 }
 
+# gives_up: a connection request whose client gave it up (rogue_client
+# gives-up) before the server, stopped meanwhile, took it: the server says
+# it could not take or accept it, and the place stays for the client that
+# comes next (clients=1), which it serves to a clean end
+gives_up() {
+	local name=gpspm-request-given-up-then-a-client rrc crc src
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
+	begin_case "$name"
+	fio_server gpspm --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
+	server_listens 30
+	kill -STOP "$(pid_of server)"
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" gives-up >"$(case_dir)/rogue.log" 2>&1
+	rrc=$?
+	fact rogue.status $rrc
+	sleep 1
+	kill -CONT "$(pid_of server)"
+	fio_client gpspm --rw=write --bs=4k --iodepth=4 --size=1m --verify=crc32c
+	crc=$?
+	waited server "$(pid_of server)" 30
+	src=$?
+	echo "  $name: rogue $rrc, client $crc, server $src"
+	expect "$name" status rogue ok
+	expect "$name" status client ok
+	expect "$name" status server ok
+	expect "$name" says-one-of server "could not be taken" "could not be accepted"
+}
+
 hostile_cases() {
 	imm_single gpspm 64m
 	imm_single apm 1m
@@ -159,4 +186,5 @@ hostile_cases() {
 	after_end
 	probe_during_answer
 	rooms_full
+	gives_up
 }

@@ -13,9 +13,9 @@
 # for it to judge by the rules the case stated (expect) over the facts it
 # recorded (fact, waited) and the files it left in DIR (rules.py),
 # "NAME<TAB>fail<TAB>REASON" for a case the guest could not set up (no
-# rogue client, no second device; and still interop.sh's verdicts against
-# the old engines), or "NAME<TAB>skip<TAB>REASON" when it could not run
-# here (no Device DAX, no native verbs in this kernel).
+# rogue client, no second device, no Device DAX for the old GPSPM client),
+# or "NAME<TAB>skip<TAB>REASON" when it could not run here (no Device DAX,
+# no native verbs in this kernel).
 
 : "${ENGINE_DIR:?}" "${RPMA_TEST_IP:?}" "${RESULTS:?}"
 export LD_LIBRARY_PATH=${RPMA_LIB_DIR:+$RPMA_LIB_DIR:}${LD_LIBRARY_PATH:-}

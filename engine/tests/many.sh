@@ -145,11 +145,12 @@ many_memory() {
 
 # many_mixed KIND: a server of clients=4 serves two jobs of ours (one fio,
 # numjobs=2, port_per_job=0) and two old clients (two fios of fio 3.33's
-# engines, numjobs=1 each) at once. The old GPSPM client cannot read back:
-# it writes a pattern of its own, which must then fill one of the four
-# regions of the server (on the Device DAX).
+# engines, numjobs=1 each) at once: the pair is ours and the server, the
+# old clients' statuses a verdict of their own. The old GPSPM client cannot
+# read back: it writes a pattern of its own, which must then fill one of
+# the four regions of the server (on the Device DAX).
 many_mixed() {
-	local kind=$1 name crc src i status=() pids=() patterns=()
+	local kind=$1 name crc src i pids=() patterns=()
 	name=interop-$kind-clients4-mixed
 	begin_case "$name"
 	local server_args=(--clients=4 --filename=malloc --size=2m --iodepth=4)
@@ -179,33 +180,28 @@ many_mixed() {
 		moved client "old$i"
 	done
 	side=new fio_start client "$kind" "${ours[@]}"
-	pids+=("$(pid_of client)")
-	for i in "${pids[@]}"; do
-		wait_exit "$i" 300
-		status+=($?)
-	done
+	wait_exit "$(pid_of client)" 300
+	crc=$?
+	waited old1 "${pids[0]}" 300
+	waited old2 "${pids[1]}" 300
 	wait_exit "$server" 60
 	src=$?
-	crc=$((status[0] | status[1] | status[2]))
-	local missing=
-	for i in "${patterns[@]}"; do
-		local r found=
+	expect "$name-old-clients" status old1 ok
+	expect "$name-old-clients" status old2 ok
+	record_pair "$name" "$crc" "$src" || return
+	for i in "${!patterns[@]}"; do
+		local r found=1
 		for r in 0 1 2 3; do
-			if "$PATTERN_CHECK" "$RPMA_TEST_DEVDAX" $((r * (2 << 20))) $((2 << 20)) "$i" \
-				>>"$(case_dir)/pattern.log" 2>&1; then
-				found=$r
+			if "$PATTERN_CHECK" "$RPMA_TEST_DEVDAX" $((r * (2 << 20))) $((2 << 20)) \
+				"${patterns[i]}" >>"$(case_dir)/pattern.log" 2>&1; then
+				found=0
 				break
 			fi
 		done
-		[[ -n $found ]] || missing+=" $i"
+		# not 0: no region of the server holds old client i+1's pattern
+		fact "pattern-check-old$((i + 1)).status" "$found"
+		expect "$name-server-holds-old-patterns" status "pattern-check-old$((i + 1))" ok
 	done
-	if ((crc || src)); then
-		fail "$name" "exit status: old clients ${status[0]} ${status[1]}, ours ${status[2]}, server $src"
-	elif [[ -n $missing ]]; then
-		fail "$name" "no region of the server holds the old client's pattern$missing"
-	else
-		record "$name" pair "$crc $src"
-	fi
 }
 
 # many_too_few: a server of clients=2 with runtime= gets one client: it

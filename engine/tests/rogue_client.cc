@@ -29,6 +29,9 @@
 //                  for 5 s), then sends one more request, posts the
 //                  receives (the answers complete, the probe fails) and
 //                  disconnects
+//   gives-up       sends a connection request and, at once, destroys its
+//                  connection: a request the server (stopped meanwhile)
+//                  finds already given up when it takes it
 //   rooms-full     holds a GPSPM server's answers back (no receive posted
 //                  for them) while it sends max_msg_num flush requests,
 //                  then one more, which waits in the server for a send
@@ -37,8 +40,8 @@
 //                  a disconnect)
 // Exits 0 when the server (or its RDMA device) did what it must: ended the
 // connection within 30 s (gpspm-*, imm-*) or 90 s (silent), or failed the
-// write with a remote access error (outside); after-end when it sent all;
-// rooms-full when every answer came, in its request's order; 1 otherwise;
+// write with a remote access error (outside); after-end and gives-up when
+// it sent all; rooms-full when every answer came, in its request's order; 1 otherwise;
 // 2 on a local failure.
 #include "wire_format.hh"
 #include "rogue.hh"
@@ -475,11 +478,11 @@ int main(int argc, char *argv[])
 	if (argc != 4 || (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
 			  mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" &&
 			  mode != "after-end" && mode != "probe-during-answer" &&
-			  mode != "rooms-full")) {
+			  mode != "rooms-full" && mode != "gives-up")) {
 		std::fprintf(stderr,
 			     "usage: %s IP PORT "
 			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end|"
-			     "probe-during-answer|rooms-full\n",
+			     "probe-during-answer|rooms-full|gives-up\n",
 			     argv[0]);
 		return 2;
 	}
@@ -504,6 +507,11 @@ int main(int argc, char *argv[])
 	rpma_conn_private_data notice{promise.data(), static_cast<uint8_t>(promise.size())};
 	if ((ret = rpma_conn_req_connect(&req, mode == "imm-apm" ? &notice : nullptr, &conn)))
 		return failed("rpma_conn_req_connect", ret);
+	if (mode == "gives-up") {
+		(void)rpma_conn_delete(&conn); // not connected: what it ends may fail
+		std::printf("a connection request sent and given up\n");
+		return 0;
+	}
 	rpma_conn_event ev;
 	if (next_event(conn, 30000, ev) || ev != RPMA_CONN_ESTABLISHED) {
 		std::fprintf(stderr, "rogue_client: not connected\n");
