@@ -8,6 +8,7 @@
 #include "soft_roce.hh"
 #include "wire_format.hh"
 
+#include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <sys/resource.h>
 
@@ -257,6 +258,15 @@ Result Server::listen()
 		return rpma_failed(td_, "rpma_ep_listen", ret);
 	int fd;
 	rpma_ep_get_fd(ep_, &fd);
+	// a wake takes every request that waits (wait()), the last take
+	// finding none: it must not block until the next client comes
+	if (const int flags = fcntl(fd, F_GETFL);
+	    flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK)) {
+		const int err = errno;
+		report(td_, "cannot make the listening endpoint non-blocking: %s",
+		       std::strerror(err));
+		return job_failed(td_, err, "fcntl");
+	}
 	if (int err = waits_.add(fd, tag(0, LISTENER))) {
 		report(td_, "cannot wait on the listening endpoint: %s", std::strerror(err));
 		return job_failed(td_, err, "epoll");
@@ -283,21 +293,27 @@ Result Server::next_request(rpma_conn_req **req)
 	rpma_conn_cfg_delete(&cfg);
 	if (ret == RPMA_E_NO_EVENT)
 		return Result::RETRY;
-	return ret ? request_failed("rpma_ep_next_conn_req", "taken", ret) : Result::DONE;
+	if (!ret)
+		return Result::DONE;
+	*req = nullptr;
+	return request_failed("rpma_ep_next_conn_req", "taken", ret);
 }
 
 // A request that cannot be taken or accepted (its client gave up
 // meanwhile: its request waited past RDMA-CM's timeout in a slow host; the
 // device is out of queues) is its client's alone, which is rejected and
-// may try again, into the same place; an endpoint that fails every time
-// fails the job.
+// may try again, into the same place. Each client still missing may have
+// given up a request before it is taken: more failures in a row than those
+// and MAX_FAILED_REQUESTS more mean an endpoint that fails every time,
+// and fail the job.
 Result Server::request_failed(const char *call, const char *what, int ret)
 {
-	if (ret == RPMA_E_INVAL || ++failed_requests_ > MAX_FAILED_REQUESTS)
+	if (ret == RPMA_E_INVAL ||
+	    ++failed_requests_ > MAX_FAILED_REQUESTS + (conns_.size() - accepted_))
 		return rpma_failed(td_, call, ret);
 	report(td_, "a connection request to %s:%s could not be %s (%s); its client may try again",
 	       options_of(td_).serverip, port_.c_str(), what, rpma_err_2str(ret));
-	return Result::RETRY;
+	return Result::DONE;
 }
 
 Result Server::accept_one()
@@ -309,18 +325,16 @@ Result Server::accept_one()
 		return r;
 	rpma_conn_req *req;
 	Result r = next_request(&req);
-	if (r != Result::DONE)
-		return r == Result::RETRY ? Result::DONE : r;
+	if (r != Result::DONE || !req) // none, or one that could not be taken
+		return r;
 	std::vector<uint8_t> ws;
 	if ((r = accepting(c, req)) != Result::DONE || (r = workspace_of(c, &ws)) != Result::DONE) {
 		rpma_conn_req_delete(&req);
 		return r;
 	}
 	rpma_conn_private_data pdata{ws.data(), static_cast<uint8_t>(ws.size())};
-	if (int ret = rpma_conn_req_connect(&req, &pdata, &c.conn)) {
-		r = request_failed("rpma_conn_req_connect", "accepted", ret);
-		return r == Result::RETRY ? Result::DONE : r;
-	}
+	if (int ret = rpma_conn_req_connect(&req, &pdata, &c.conn))
+		return request_failed("rpma_conn_req_connect", "accepted", ret);
 	failed_requests_ = 0;
 	accepted_++;
 	if (clients() == 1) {
@@ -460,10 +474,13 @@ Result Server::wait(int timeout_ms)
 		Result r = Result::DONE;
 		switch (static_cast<Kind>(t & ((1 << KIND_BITS) - 1))) {
 		case LISTENER:
-			// the endpoint may have gone in this batch (the last
-			// client came)
-			if (ep_)
-				r = accept_one();
+			// every request that waits, each one's client waiting
+			// against its timeout; the endpoint may have gone in this
+			// batch, or with the last one taken (the last client came)
+			while (ep_ && (r = accept_one()) == Result::DONE) {
+			}
+			if (r == Result::RETRY)
+				r = Result::DONE;
 			break;
 		case FLAVOUR:
 			r = flavour_ready();

@@ -143,9 +143,11 @@ private:
 	Result map_memory(fio_file *f, size_t bytes);
 	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
 	Result listen();
+	// DONE with *req, or with nullptr for a request that could not be
+	// taken (reported); RETRY if none waits; FAILED.
 	Result next_request(rpma_conn_req **req);
-	// RETRY, or FAILED (the job) for a call that failed on the endpoint
-	// every time
+	// DONE (reported: the next request may be taken), or FAILED (the job)
+	// for a call that failed on the endpoint every time
 	Result request_failed(const char *call, const char *what, int ret);
 	Result serve();
 	// The job's verdict once the serving ends.
@@ -153,6 +155,8 @@ private:
 	// work(), never entered again from inside (ended())
 	Result do_work();
 	Result wait(int timeout_ms);
+	// Takes the next request: DONE if one was taken (or failed, reported),
+	// RETRY if none waits.
 	Result accept_one();
 	Result watch(Connection &c);
 	Result conn_event(Connection &c);

@@ -475,10 +475,10 @@ int main(int argc, char *argv[])
 		return probe_during_answer(argv[1], argv[2]);
 	if (mode == "rooms-full" && argc == 4)
 		return rooms_full(argv[1], argv[2]);
-	if (argc != 4 || (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
-			  mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" &&
-			  mode != "after-end" && mode != "probe-during-answer" &&
-			  mode != "rooms-full" && mode != "gives-up")) {
+	if (argc != 4 ||
+	    (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
+	     mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end" &&
+	     mode != "probe-during-answer" && mode != "rooms-full" && mode != "gives-up")) {
 		std::fprintf(stderr,
 			     "usage: %s IP PORT "
 			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end|"
