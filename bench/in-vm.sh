@@ -19,6 +19,7 @@
 #   CM_LOG_SO             cm-log.so, preloaded into the scaling rows' fio
 #   BENCH_CONNECT         1: only rpma-bench --connections (1, 16, 64)
 #   BENCH_IMPLS           --counts: only these implementations (ours,ref,base)
+#   BENCH_SIDES           --counts: only these sides' runs (client,server)
 #   BENCH_AOF             1: only the append-only log's rows (aof_pair);
 #                         BENCH_NATIVE 1: with native_ops=all as well
 #

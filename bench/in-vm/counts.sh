@@ -63,7 +63,7 @@ count_pair() {
 
 # counts_runs: the rows of bench/counts.py, the implementations side by side
 counts_runs() {
-	local port=$BENCH_PORT n kind rw qd sync vgss ns reps base impls pick impl r vgs m
+	local port=$BENCH_PORT n kind rw qd sync vgss ns reps base impls pick impl r vgs m side
 	mkdir -p "$BENCH_RAW/counts"
 	n=${BENCH_COUNT_IOS:-2000}
 	# symbols bound at start-up, not inside the counted calls
@@ -96,6 +96,10 @@ counts_runs() {
 		fi
 		for ((r = 1; r <= reps; r++)); do
 			for vgs in ${vgss//,/ }; do
+				# --sides: a server's count comes from VGSERVER 2 alone
+				side=client
+				((vgs == 2)) && side=server
+				[[ ,${BENCH_SIDES:-client,server}, == *,$side,* ]] || continue
 				for m in ${ns//,/ }; do
 					# the implementations side by side, one lane each
 					for impl in $impls; do
