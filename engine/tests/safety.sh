@@ -117,14 +117,17 @@ rogue_response() { # rogue_response wrong-context|out-of-order
 # it then wakes with the disconnect and 17 completions at once, the
 # end-of-run request after the 16 answers' sends. hidden-sends: the
 # acknowledgements of the server's answers (their SEND completions) never
-# come, so the end-of-run request lands in a slot whose send is busy.
-# The client writes 16 blocks 4 KiB apart (rw=write:4k): 16 flush requests
-# at once, one per message slot.
+# come, so every send room stays taken and the end-of-run request comes
+# with all 16 in flight; the client then writes 20 blocks a second
+# (rate_iops), so that the server's checks (every 100 ms) poll the
+# connection's queue meanwhile and the hook says it hid a completion.
+# The client writes 16 blocks 4 KiB apart (rw=write:4k): 16 flush
+# requests, one per message slot.
 sleeping_server_end() { # sleeping_server_end hold|hidden-sends
-	local name=gpspm-sleeping-server-end-$1 hold=16 hide=0
+	local name=gpspm-sleeping-server-end-$1 hold=16 hide=0 rate=()
 	local sign="engine-check: released"
 	if [[ $1 == hidden-sends ]]; then
-		hold=0 hide=1
+		hold=0 hide=1 rate=(--rate_iops=20)
 		sign="engine-check: hid"
 	fi
 	begin_case "$name"
@@ -132,7 +135,7 @@ sleeping_server_end() { # sleeping_server_end hold|hidden-sends
 		fio_server gpspm --filename=malloc --size=1m --iodepth=16 --busy_wait_polling=0
 	server_listens 60
 	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=write:4k --bs=4k --size=1m \
-		--number_ios=16 --iodepth=16
+		--number_ios=16 --iodepth=16 "${rate[@]}"
 	waited client "$(pid_of client)" 120
 	waited server "$(pid_of server)" 60
 	expect "$name" status client ok
