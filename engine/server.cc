@@ -363,11 +363,6 @@ Result Server::watch(Connection &c)
 	rpma_cq_get_fd(c.cq, &c.cq_fd);
 	rpma_conn_get_qp_num(c.conn, &c.qp);
 	by_qp_[c.qp] = c.index;
-	if (clients() > 1) {
-		const std::string addr = peer_address(dev_, c.qp);
-		if (!addr.empty())
-			c.name += " (from " + addr + ")";
-	}
 	int err = waits_.add(c.event_fd, tag(c.index, EVENTS));
 	if (err)
 		lose(c, err, "cannot be waited on (%s): raise the limit of open files?",
@@ -632,7 +627,11 @@ Result Server::checks()
 
 Result Server::check_connection(Connection &c, Clock::time_point now)
 {
-	if (c.state == Connection::State::Connecting &&
+	// A client whose messages come is connected, whatever the server's
+	// end has heard: the handshake's last message (the RTU, which makes
+	// the server's end ESTABLISHED) may be lost, and RDMA-CM sends its
+	// answer again only every few seconds
+	if (c.state == Connection::State::Connecting && signs_of(c) == 0 &&
 	    now - c.since > std::chrono::milliseconds(HANDSHAKE_TIMEOUT_MS)) {
 		lose(c, ECONNABORTED, "never completed its connection (timed out)");
 		return Result::DONE;
@@ -694,10 +693,15 @@ void Server::lose(Connection &c, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	std::vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (clients() == 1)
+	if (clients() == 1) {
 		report(td_, "%s %s", c.name.c_str(), what);
-	else
-		report(td_, "%s: %s; the others go on", c.name.c_str(), what);
+	} else {
+		// looked up only now: the kernel's list of every connection
+		// costs a connection taken in a crowd more than its accept
+		const std::string addr = c.conn ? peer_address(dev_, c.qp) : "";
+		report(td_, "%s%s%s%s: %s; the others go on", c.name.c_str(),
+		       addr.empty() ? "" : " (from ", addr.c_str(), addr.empty() ? "" : ")", what);
+	}
 	if (c.live())
 		live_--;
 	c.state = Connection::State::Failed;
