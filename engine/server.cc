@@ -398,6 +398,13 @@ Result Server::serve()
 		}
 	}
 	const bool spin = may_spin() && options_of(td_).busy_wait_polling;
+	// A spinning loop looks at the wait set after EVENT_CHECK_INTERVAL
+	// turns, a sleeping one whenever there is no work; a turn that took a
+	// full batch (more may wait) counts as FULL_BATCH_TURNS, so that a
+	// loop kept busy by its clients looks every 16 batches (256 requests)
+	// however slowly it takes them: accepting, the connections' events and
+	// the tick are never kept out.
+	constexpr unsigned FULL_BATCH_TURNS = EVENT_CHECK_INTERVAL / 16;
 	unsigned turns = 0;
 	// fio ending the job (a signal, exitall=, a trigger, a remote client
 	// gone) ends the serving, not the verdict on the clients lost so far
@@ -405,11 +412,10 @@ Result Server::serve()
 		const Result r = do_work();
 		if (failed(r))
 			return r;
-		// A spinning loop looks at the wait set every
-		// EVENT_CHECK_INTERVAL turns (a turn takes at most WC_BATCH
-		// requests), a sleeping one whenever there is no work: accepting,
-		// the connections' events and the tick are never kept out.
-		const bool due = ++turns % EVENT_CHECK_INTERVAL == 0;
+		turns += r == Result::DONE ? FULL_BATCH_TURNS : 1;
+		const bool due = turns >= EVENT_CHECK_INTERVAL;
+		if (due)
+			turns = 0;
 		if (!due && (r == Result::DONE || spin))
 			continue;
 		if (failed(wait(r == Result::RETRY && !spin ? -1 : 0)))
