@@ -342,22 +342,34 @@ unsigned gpspm_slots(rdma_cm_id *id)
 	return ws->max_msg_num;
 }
 
+// A connection to a GPSPM server made with verbs directly: its message
+// slots, and registered room for twice slots + 1 messages.
+struct RawGpspm {
+	rdma_cm_id *id = nullptr;
+	unsigned slots = 0;
+	std::vector<char> buf;
+	ibv_mr *mr = nullptr;
+
+	// false after saying why
+	bool connect(const char *ip, const char *port)
+	{
+		if (!(id = connect_raw(ip, port, 256)) || !(slots = gpspm_slots(id)))
+			return false;
+		buf.resize(size_t{2} * (slots + 1) * rpma_fio::MSG_ROOM);
+		if (!(mr = rdma_reg_msgs(id, buf.data(), buf.size())))
+			std::perror("rogue_client: rdma_reg_msgs");
+		return mr != nullptr;
+	}
+};
+
 // probe-during-answer: verbs directly, since rpma sets no queue pair's
 // access flags. 0 once it all went out, else 1 (2: local).
 int probe_during_answer(const char *ip, const char *port)
 {
-	rdma_cm_id *id = connect_raw(ip, port, 256);
-	if (!id)
+	RawGpspm raw;
+	if (!raw.connect(ip, port))
 		return 2;
-	const unsigned slots = gpspm_slots(id);
-	if (!slots)
-		return 2;
-	std::vector<char> buf(size_t{2} * (slots + 1) * rpma_fio::MSG_ROOM);
-	ibv_mr *mr = rdma_reg_msgs(id, buf.data(), buf.size());
-	if (!mr) {
-		std::perror("rogue_client: rdma_reg_msgs");
-		return 2;
-	}
+	auto &[id, slots, buf, mr] = raw;
 	ibv_qp_attr qa{};
 	qa.qp_access_flags = 0; // no RDMA write: the server's probe fails
 	if (ibv_modify_qp(id->qp, &qa, IBV_QP_ACCESS_FLAGS)) {
@@ -398,18 +410,10 @@ int probe_during_answer(const char *ip, const char *port)
 // rooms-full: verbs directly, to hold the answers back.
 int rooms_full(const char *ip, const char *port)
 {
-	rdma_cm_id *id = connect_raw(ip, port, 256);
-	if (!id)
+	RawGpspm raw;
+	if (!raw.connect(ip, port))
 		return 2;
-	const unsigned slots = gpspm_slots(id);
-	if (!slots)
-		return 2;
-	std::vector<char> buf(size_t{2} * (slots + 1) * rpma_fio::MSG_ROOM);
-	ibv_mr *mr = rdma_reg_msgs(id, buf.data(), buf.size());
-	if (!mr) {
-		std::perror("rogue_client: rdma_reg_msgs");
-		return 2;
-	}
+	auto &[id, slots, buf, mr] = raw;
 	uint64_t next = 1;
 	if (send_requests(id, mr, buf.data(), slots, &next))
 		return 1;
