@@ -363,27 +363,29 @@ Result Server::watch(Connection &c)
 	rpma_cq_get_fd(c.cq, &c.cq_fd);
 	rpma_conn_get_qp_num(c.conn, &c.qp);
 	by_qp_[c.qp] = c.index;
-	int err = waits_.add(c.event_fd, tag(c.index, EVENTS));
+	if (wait_on(c, c.event_fd, EVENTS) && completions_wake())
+		watch_completions(c, true);
+	return Result::DONE;
+}
+
+bool Server::wait_on(Connection &c, int fd, Kind kind)
+{
+	const int err = waits_.add(fd, tag(c.index, kind));
 	if (err)
 		lose(c, err, "cannot be waited on (%s): raise the limit of open files?",
 		     std::strerror(err));
-	else if (completions_wake())
-		watch_completions(c, true);
-	return Result::DONE;
+	return !err;
 }
 
 void Server::watch_completions(Connection &c, bool on)
 {
 	if (c.cq_watched == on || !c.live())
 		return;
-	if (!on) {
+	if (on) {
+		c.cq_watched = wait_on(c, c.cq_fd, COMPLETIONS);
+	} else {
 		waits_.remove(c.cq_fd);
 		c.cq_watched = false;
-	} else if (int err = waits_.add(c.cq_fd, tag(c.index, COMPLETIONS))) {
-		lose(c, err, "cannot be waited on (%s): raise the limit of open files?",
-		     std::strerror(err));
-	} else {
-		c.cq_watched = true;
 	}
 }
 

@@ -159,6 +159,8 @@ private:
 	// RETRY if none waits.
 	Result accept_one();
 	Result watch(Connection &c);
+	// Adds c's fd to the wait set; false if it could not (c lost).
+	bool wait_on(Connection &c, int fd, Kind kind);
 	Result conn_event(Connection &c);
 	Result ended(Connection &c, rpma_conn_event ev);
 	Result checks();
