@@ -238,6 +238,20 @@ def scaling_records(raw):
     return recs
 
 
+def sharing(recs):
+    """how the server and its clients share the guest's CPUs (bench/run
+    --clients-nice)"""
+    env = next((x for x in recs if x["record"] == "env"), {})
+    nice = int(env.get("clients_nice") or 0)
+    if nice:
+        return (f"The client fio runs at nice {nice}: the server's threads (one, or one a job) "
+                "take the CPUs first, as on a target of its own; rxe's softirq work still "
+                "comes before any of them.")
+    return ("Server and clients share the CPUs at one priority: a server of one thread gets "
+            "one thread's share among the client threads, N server jobs N shares "
+            "(`--clients-nice` gives the servers the CPUs first).")
+
+
 def scaling(recs, o):
     runs = {}
     for x in recs:
@@ -298,7 +312,7 @@ def scaling(recs, o):
              "both ends of all connections are up (cm-log.cc's times, read every 0.1 s by the "
              "watcher). Server RSS: once all jobs listen and once all are connected. Status: "
              "client and server fio's exit status a round (SKIP: no round had a window, and "
-             "why).\n")
+             "why). " + sharing(recs) + "\n")
     o.append("| kind | numjobs | busy | impl | IOPS | IOPS / job | IOPS per round | window s | idle jobs | "
              "client CPU % | server CPU % | server CPU us / I/O | guest busy % | softirq % | "
              "host cores for the VM | host busy % | host CPU us / I/O | packets / I/O | "

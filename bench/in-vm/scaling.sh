@@ -138,9 +138,11 @@ scale_pair() {
 	r0=$(rss_kb "$s")
 	t0=${EPOCHREALTIME/./}
 	# runtime= only bounds a run whose connections never all come up:
-	# the watcher stops it
+	# the watcher stops it. A niced client leaves the server (one thread,
+	# or N) the CPUs it would have on a target of its own: one thread's
+	# fair share among hundreds of client threads is a few per cent
 	(cd "$BENCH_WORK" && LD_LIBRARY_PATH=$lib LD_PRELOAD=$CM_LOG_SO RPMA_BENCH_CM_LOG=$base.cm-client \
-		exec "${cmd[@]}" --output-format=json --output="$base.client.json" --name=client \
+		exec nice -n "${BENCH_CLIENTS_NICE:-0}" "${cmd[@]}" --output-format=json --output="$base.client.json" --name=client \
 		"${ce[@]}" --serverip="$BENCH_IP" --port="$port" --thread --numjobs="$nj" \
 		--group_reporting --rw=write --bs=4k --iodepth=16 --size=1m --create_serialize=0 \
 		--time_based --runtime=$((STEADY_S + 420)) \
