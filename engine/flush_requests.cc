@@ -16,7 +16,7 @@ Result FlushRequests::setup(thread_data *td, rpma_peer *peer, rpma_conn *conn, u
 		report(td_, "cannot allocate %zu bytes of message buffers", layout_.bytes());
 		return job_failed(td_, ENOMEM, "message buffers");
 	}
-	send_busy_.assign(slots_, false);
+	sent_.assign(slots_, Sent{});
 	unanswered_.reserve(slots_);
 	int ret = rpma_mr_reg(peer, msgs_.data(), msgs_.size(),
 			      RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &mr_);
@@ -38,18 +38,18 @@ Result FlushRequests::unexpected(uint64_t ctx)
 		return job_failed(td_, EPROTO, "flush response");
 	}
 	for (size_t i = 1; i < unanswered_.size(); i++)
-		if (unanswered_[i] == ctx) {
+		if (unanswered_[i].ctx == ctx) {
 			report(td_,
 			       "the server answered the flush request of op_context %#llx "
 			       "before the older one of op_context %#llx: a server must "
 			       "answer in request order",
-			       hex(ctx), hex(unanswered_.front()));
+			       hex(ctx), hex(unanswered_.front().ctx));
 			return job_failed(td_, EPROTO, "flush response");
 		}
 	report(td_,
 	       "a flush response carries op_context %#llx, which no flush request "
 	       "outstanding has (the oldest has %#llx)",
-	       hex(ctx), hex(unanswered_.front()));
+	       hex(ctx), hex(unanswered_.front().ctx));
 	return job_failed(td_, EPROTO, "flush response");
 }
 

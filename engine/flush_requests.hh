@@ -48,8 +48,12 @@ public:
 	Result post(const FlushRequest &req);
 
 	// A SEND or RECV completion of the connection (status success): sets
-	// *token to the op_context of the request a response answers (0 for
-	// a SEND's).
+	// *token to the op_context of a request that is done, or 0. A request
+	// is done once both its response and its SEND completion came, in
+	// either order: until its SEND completes, the request and the writes
+	// posted before it hold their places in the send queue (a loaded rxe
+	// gives the SEND completion after the response), and the I/Os done at
+	// the response would post more than the queue holds.
 	Result completion(const ibv_wc &wc, uint64_t *token);
 
 	// After a good run: sends `notice`, which gets no response, and waits
@@ -69,7 +73,7 @@ public:
 				return;
 		if (!k || send(notice, *k) != Result::DONE)
 			return;
-		while (send_busy_[*k] && Clock::now() < deadline)
+		while (sent_[*k].busy && Clock::now() < deadline)
 			if (failed(poll()))
 				return;
 	}
@@ -88,8 +92,19 @@ private:
 	rpma_mr_local *mr_ = nullptr;
 	uint32_t slots_ = 0;
 	ClientMsgLayout layout_{0};
-	std::vector<bool> send_busy_;
-	Ring<uint64_t> unanswered_; // the op_contexts of the requests, oldest first
+	// each send buffer's request: its op_context, and whether its SEND
+	// waits for its completion, or its response came before that
+	struct Sent {
+		uint64_t ctx = 0;
+		bool busy = false, answered = false;
+	};
+	std::vector<Sent> sent_;
+	// the requests not answered yet, oldest first: op_context, send buffer
+	struct Unanswered {
+		uint64_t ctx;
+		size_t k;
+	};
+	Ring<Unanswered> unanswered_;
 };
 
 // On every request and response: defined here, where the engines' own
@@ -105,7 +120,7 @@ inline Result FlushRequests::post_recv(size_t k)
 inline std::optional<size_t> FlushRequests::free_send_slot() const
 {
 	for (size_t k = 0; k < slots_; k++)
-		if (!send_busy_[k])
+		if (!sent_[k].busy)
 			return k;
 	return std::nullopt;
 }
@@ -117,7 +132,7 @@ inline Result FlushRequests::send(const FlushRequest &req, size_t k)
 			    reinterpret_cast<const void *>(k));
 	if (ret)
 		return rpma_failed(td_, "rpma_send", ret);
-	send_busy_[k] = true;
+	sent_[k] = {req.op_context, true, false};
 	return Result::DONE;
 }
 
@@ -128,14 +143,19 @@ inline Result FlushRequests::post(const FlushRequest &req)
 		return Result::RETRY;
 	if (Result r = send(req, *k); r != Result::DONE)
 		return r;
-	(void)unanswered_.push(req.op_context); // not full: checked above
+	(void)unanswered_.push({req.op_context, *k}); // not full: checked above
 	return Result::DONE;
 }
 
 inline Result FlushRequests::completion(const ibv_wc &wc, uint64_t *token)
 {
 	if (wc.opcode == IBV_WC_SEND) {
-		send_busy_[wc.wr_id] = false;
+		Sent &s = sent_[wc.wr_id];
+		s.busy = false;
+		if (s.answered) {
+			s.answered = false;
+			*token = s.ctx;
+		}
 		return Result::DONE;
 	}
 	size_t k = wc.wr_id;
@@ -144,10 +164,14 @@ inline Result FlushRequests::completion(const ibv_wc &wc, uint64_t *token)
 		report(td_, "cannot unpack the flush response (%u bytes)", wc.byte_len);
 		return job_failed(td_, EPROTO, "flush response");
 	}
-	if (unanswered_.empty() || *ctx != unanswered_.front()) [[unlikely]]
+	if (unanswered_.empty() || *ctx != unanswered_.front().ctx) [[unlikely]]
 		return unexpected(*ctx);
+	Sent &s = sent_[unanswered_.front().k];
 	unanswered_.pop();
-	*token = *ctx;
+	if (s.busy)
+		s.answered = true;
+	else
+		*token = *ctx;
 	return post_recv(k);
 }
 

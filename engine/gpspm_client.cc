@@ -32,9 +32,10 @@ private:
 
 	QueueSizes queue_sizes(unsigned iodepth) const override
 	{
-		// up to iodepth reads or writes, iodepth flush requests, and SEND
-		// completions that may be reaped after the response they carried
-		uint32_t sq = 3 * iodepth + 1;
+		// up to iodepth reads or writes and iodepth flush requests: an I/O
+		// is done only once its flush request's SEND completed, and with it
+		// every write before it (flush_requests.hh)
+		uint32_t sq = 2 * iodepth;
 		return {sq, iodepth, sq + iodepth};
 	}
 

@@ -27,6 +27,16 @@
 //   rpma_cq_get_wc, as if the acknowledgements of the server's answers had
 //   not come yet. Each says so once ("engine-check: released ...",
 //   "engine-check: hid ..."), so that a case knows the window was there.
+//
+// - ENGINE_CHECK_LATE_SENDS=MS (a client of one connection, busy polling):
+//   each successful SEND completion reaches rpma_cq_get_wc MS milliseconds
+//   after the device gave it, as when a loaded host's rxe takes the
+//   acknowledgement of a flush request after the server's response. And it
+//   counts the work requests in the send queue as the program can know
+//   them: every one posted since the last signaled one it saw complete
+//   (a send queue completes in order). More than the queue's size
+//   (rpma_conn_cfg_set_sq_size) is a "FAIL": the device may refuse the
+//   next post (ENOMEM). Says "engine-check: delayed ..." once.
 #include <infiniband/verbs.h>
 #include <librpma.h>
 #include <rdma/rdma_cma.h>
@@ -37,6 +47,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -142,6 +153,64 @@ const long hold_after = env_number("ENGINE_CHECK_HOLD");
 const bool hide_sends = env_number("ENGINE_CHECK_HIDE_SENDS") != 0;
 std::atomic<long> sends;
 thread_local bool holding;
+
+// ENGINE_CHECK_LATE_SENDS: the send queue as the program sees it. Work
+// request k (from 1) is the kth posted; `signaled` holds the numbers of
+// those that will complete, in order, so that the nth send-queue
+// completion taken from the device is signaled[n]'s.
+class SendQueue {
+public:
+	void sized(uint32_t sq) { size_ = sq; }
+	void posted(bool is_signaled)
+	{
+		std::lock_guard<std::mutex> g(m_);
+		++posted_;
+		if (is_signaled && n_signaled_ < RING)
+			signaled_[(first_ + n_signaled_++) % RING] = posted_;
+		if (size_ && posted_ - seen_ > size_ && !overflowed_) {
+			overflowed_ = true;
+			violations++;
+			say("engine-check: FAIL: %ld work requests in a send queue of %u: the "
+			    "program cannot know that the device has room for them\n",
+			    posted_ - seen_, size_);
+		}
+	}
+	// The work request a send-queue completion just taken from the device
+	// ends (0: none known).
+	long taken()
+	{
+		std::lock_guard<std::mutex> g(m_);
+		if (!n_signaled_)
+			return 0;
+		const long k = signaled_[first_];
+		first_ = (first_ + 1) % RING;
+		n_signaled_--;
+		return k;
+	}
+	// The program sees the completion of work request k.
+	void seen(long k)
+	{
+		std::lock_guard<std::mutex> g(m_);
+		seen_ = std::max(seen_, k);
+	}
+
+private:
+	static constexpr int RING = 4096;
+	std::mutex m_;
+	uint32_t size_ = 0;
+	long posted_ = 0, seen_ = 0;
+	long signaled_[RING] = {};
+	int first_ = 0, n_signaled_ = 0;
+	bool overflowed_ = false;
+};
+const long late_sends_ms = env_number("ENGINE_CHECK_LATE_SENDS");
+SendQueue send_queue;
+
+void posted(int ret, int flags)
+{
+	if (late_sends_ms && ret == 0)
+		send_queue.posted((flags & RPMA_F_COMPLETION_ALWAYS) == RPMA_F_COMPLETION_ALWAYS);
+}
 
 struct Summary {
 	~Summary()
@@ -278,7 +347,11 @@ void free(void *p)
 	int name params                                                     \
 	{                                                                   \
 		static auto f = real<int(*) params>("librpma.so.0", #name); \
-		return inject(#name) ? RPMA_E_PROVIDER : f args;            \
+		if (inject(#name))                                          \
+			return RPMA_E_PROVIDER;                             \
+		const int ret = f args;                                     \
+		posted(ret, flags);                                         \
+		return ret;                                                 \
 	}
 
 FAULT(rpma_read,
@@ -301,6 +374,7 @@ int rpma_send(rpma_conn *conn, const rpma_mr_local *src, size_t offset, size_t l
 	if (inject("rpma_send"))
 		return RPMA_E_PROVIDER;
 	int ret = f(conn, src, offset, len, flags, op_context);
+	posted(ret, flags);
 	if (ret == 0 && hold_after && ++sends == hold_after) {
 		holding = true;
 		say("engine-check: holding the completions of the thread of rpma_send %ld\n",
@@ -309,13 +383,92 @@ int rpma_send(rpma_conn *conn, const rpma_mr_local *src, size_t offset, size_t l
 	return ret;
 }
 
+namespace {
+
+using GetWc = int (*)(rpma_cq *, int, ibv_wc *, int *);
+
+// ENGINE_CHECK_LATE_SENDS: the SEND completions not yet due, oldest first.
+class LateSends {
+public:
+	int get_wc(GetWc f, rpma_cq *cq, int num_entries, ibv_wc *wc, int *num_entries_got)
+	{
+		std::lock_guard<std::mutex> g(m_);
+		const auto now = std::chrono::steady_clock::now();
+		int out = 0;
+		// those due first: the device gave them before what it gives now
+		while (out < num_entries && n_ && held_[first_].due <= now) {
+			send_queue.seen(held_[first_].k);
+			wc[out++] = held_[first_].wc;
+			first_ = (first_ + 1) % RING;
+			n_--;
+		}
+		ibv_wc taken[64];
+		int got = 0;
+		const int want = std::min<int>(num_entries - out, 64);
+		const int ret = want > 0 ? f(cq, want, taken, &got) : RPMA_E_NO_COMPLETION;
+		if (ret && ret != RPMA_E_NO_COMPLETION && out == 0)
+			return ret;
+		for (int i = 0; i < got; i++) {
+			const ibv_wc &c = taken[i];
+			// an error's opcode means nothing: the job fails on it
+			const long k = c.status == IBV_WC_SUCCESS && !(c.opcode & IBV_WC_RECV)
+					       ? send_queue.taken()
+					       : 0;
+			if (c.status == IBV_WC_SUCCESS && c.opcode == IBV_WC_SEND && n_ < RING) {
+				if (!told_) {
+					told_ = true;
+					say("engine-check: delayed a SEND completion by %ld ms\n",
+					    late_sends_ms);
+				}
+				held_[(first_ + n_++) % RING] = {
+					c, k, now + std::chrono::milliseconds(late_sends_ms)};
+				continue;
+			}
+			if (k)
+				send_queue.seen(k);
+			wc[out++] = c;
+		}
+		if (out == 0)
+			return RPMA_E_NO_COMPLETION;
+		if (num_entries_got)
+			*num_entries_got = out;
+		return 0;
+	}
+
+private:
+	struct Held {
+		ibv_wc wc;
+		long k;
+		std::chrono::steady_clock::time_point due;
+	};
+	static constexpr int RING = 1024;
+	std::mutex m_;
+	Held held_[RING] = {};
+	int first_ = 0, n_ = 0;
+	bool told_ = false;
+};
+LateSends late_sends;
+
+} // namespace
+
+int rpma_conn_cfg_set_sq_size(rpma_conn_cfg *cfg, uint32_t sq_size)
+{
+	static auto f = real<int (*)(rpma_conn_cfg *, uint32_t)>("librpma.so.0",
+								 "rpma_conn_cfg_set_sq_size");
+	const int ret = f(cfg, sq_size);
+	if (ret == 0)
+		send_queue.sized(sq_size);
+	return ret;
+}
+
 int rpma_cq_get_wc(rpma_cq *cq, int num_entries, ibv_wc *wc, int *num_entries_got)
 {
-	static auto f = real<int (*)(rpma_cq *, int, ibv_wc *, int *)>("librpma.so.0",
-								       "rpma_cq_get_wc");
+	static auto f = real<GetWc>("librpma.so.0", "rpma_cq_get_wc");
 	static std::atomic<long> hidden;
 	if (holding)
 		return RPMA_E_NO_COMPLETION;
+	if (late_sends_ms)
+		return late_sends.get_wc(f, cq, num_entries, wc, num_entries_got);
 	if (!hide_sends)
 		return f(cq, num_entries, wc, num_entries_got);
 	for (;;) {

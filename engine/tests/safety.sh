@@ -148,6 +148,32 @@ sleeping_server_end() { # sleeping_server_end hold|hidden-sends
 	expect "$name" engine-check server 0
 }
 
+# A loaded host's rxe may take the acknowledgement of a flush request (its
+# SEND completion) after the server's response to it (in the three-guest
+# bed, 256 clients: the client's post then failed with ENOMEM). The client
+# may count an I/O done at the response, but not the send queue's room:
+# until the SEND completes, the writes the request covered hold theirs.
+# engine_check.cc delays every SEND completion by 20 ms and fails the case
+# if the client posts more work requests than it can know the queue has
+# room for (iodepth 2, sequential writes: two flushes of two writes each
+# waiting for their SEND completions, and two writes more, made 8 in a
+# queue of 7 when the client took an I/O done at its response).
+late_send_completions() {
+	local name=gpspm-late-send-completions
+	begin_case "$name"
+	fio_server gpspm --filename=malloc --size=1m --iodepth=2
+	server_listens 60
+	ENGINE_CHECK_LATE_SENDS=20 LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=write \
+		--bs=4k --size=1m --iodepth=2 --busy_wait_polling=1 --verify=crc32c
+	waited client "$(pid_of client)" 120
+	waited server "$(pid_of server)" 60
+	expect "$name" status client ok
+	expect "$name" status server ok
+	# else the window was not made
+	expect "$name" says client "engine-check: delayed a SEND completion"
+	expect "$name" engine-check client 1
+}
+
 # The second post of a batch of four fails: the job fails at once and
 # every io_u comes back, the two never posted included.
 failed_post() {
@@ -258,7 +284,8 @@ safety_cases() {
 			gpspm-bad-response-sync0 \
 			gpspm-bad-response-sync1 gpspm-wrong-context-response \
 			gpspm-out-of-order-response gpspm-sleeping-server-end-hold \
-			gpspm-sleeping-server-end-hidden-sends apm-failed-post; do
+			gpspm-sleeping-server-end-hidden-sends gpspm-late-send-completions \
+			apm-failed-post; do
 			skip "$c" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
 		done
 	else
@@ -271,6 +298,7 @@ safety_cases() {
 		rogue_response out-of-order
 		sleeping_server_end hold
 		sleeping_server_end hidden-sends
+		late_send_completions
 		failed_post
 	fi
 	sync_accounting
