@@ -50,6 +50,9 @@ class ApmServer final : public Server {
 		return Result::DONE;
 	}
 
+	// an old client promises no notice: nothing said
+	bool said_end(Connection &c) override { return client(c).notice.came(); }
+
 	bool ended_run(Connection &c) override
 	{
 		EndNotice &notice = client(c).notice;

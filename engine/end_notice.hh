@@ -45,6 +45,8 @@ public:
 	void drain(rpma_cq *cq);
 	// Whether a disconnect now ends the run well.
 	bool run_ended() const { return !expected_ || came_; }
+	// Whether the notice came.
+	bool came() const { return came_; }
 
 private:
 	std::array<char, MSG_ROOM> buf_{};

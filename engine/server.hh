@@ -89,6 +89,9 @@ protected:
 	virtual Result completion(Connection &, const ibv_wc &) { return Result::DONE; }
 	// Whether c's disconnect now ends its run as it should.
 	virtual bool ended_run(Connection &) { return true; }
+	// Whether c said its run ended (its end-of-run request or notice
+	// came): then only its disconnect may still be missing.
+	virtual bool said_end(Connection &) { return false; }
 	// The signs of life c has given (what it has sent; 0: it sends none).
 	virtual uint64_t signs_of(const Connection &) const { return 0; }
 	// c ended or failed: forget what the flavour keeps of its run.
@@ -165,6 +168,10 @@ private:
 	Result ended(Connection &c, rpma_conn_event ev);
 	Result checks();
 	Result check_connection(Connection &c, Clock::time_point now);
+	// c's probe failed or went unanswered (why).
+	void went_silent(Connection &c, const char *why);
+	// c's run ended as it should: it is closed.
+	void end_well(Connection &c);
 	Result link_check();
 	void close_connection_of(Connection &c);
 	void stop_listening();

@@ -179,6 +179,30 @@ gives_up() {
 	expect "$name" says-one-of server "could not be taken" "could not be accepted"
 }
 
+# end_then_silence: a GPSPM client whose end-of-run request came, then
+# nothing (rogue_client ends-then-silent: its queue pair drops the probes,
+# no disconnect), as a client whose disconnect request a loaded link lost:
+# it ended its run, and the server, once its probe goes unanswered (after
+# 5 s of quiet), closes it and ends its job well, saying so
+end_then_silence() {
+	local name=gpspm-end-then-silence rogue src
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
+	begin_case "$name"
+	fio_server gpspm --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
+	server_listens 30
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" ends-then-silent >"$(case_dir)/rogue.log" 2>&1 &
+	rogue=$!
+	waited server "$(pid_of server)" 60
+	src=$?
+	kill "$rogue" 2>/dev/null
+	wait "$rogue"
+	echo "  $name: server $src; $(tail -1 "$(case_dir)/rogue.log")"
+	# else the request did not go out, or the queue pair did not go silent
+	expect "$name" says rogue "end-of-run request sent, then silent"
+	expect "$name" status server ok
+	expect "$name" says server "ended its run, then stopped answering"
+}
+
 hostile_cases() {
 	imm_single gpspm 64m
 	imm_single apm 1m
@@ -187,4 +211,5 @@ hostile_cases() {
 	probe_during_answer
 	rooms_full
 	gives_up
+	end_then_silence
 }

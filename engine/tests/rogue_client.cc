@@ -468,6 +468,34 @@ int rooms_full(const char *ip, const char *port)
 	return answers == slots + 1 && !end ? 0 : 1;
 }
 
+// ends-then-silent: the end-of-run request (its SEND completed: the server
+// has it), then the queue pair in the error state, which drops whatever
+// comes, the server's probes too, and no disconnect: as a client whose
+// disconnect request was lost on the way. Sleeps until killed (at most a
+// minute). 0 once the request went out, else 1 (2: local).
+int ends_then_silent(const char *ip, const char *port)
+{
+	RawGpspm raw;
+	if (!raw.connect(ip, port))
+		return 2;
+	auto &[id, slots, buf, mr] = raw;
+	const size_t len = rpma_fio::pack_request({0, 0, 0}, buf.data(), rpma_fio::MSG_ROOM);
+	ibv_wc wc;
+	if (rdma_post_send(id, nullptr, buf.data(), len, mr, IBV_SEND_SIGNALED) ||
+	    poll_one(id->send_cq, &wc) || wc.status != IBV_WC_SUCCESS)
+		return 1;
+	ibv_qp_attr qa{};
+	qa.qp_state = IBV_QPS_ERR;
+	if (ibv_modify_qp(id->qp, &qa, IBV_QP_STATE)) {
+		std::perror("rogue_client: ibv_modify_qp");
+		return 2;
+	}
+	std::printf("end-of-run request sent, then silent\n");
+	std::fflush(stdout);
+	std::this_thread::sleep_for(std::chrono::seconds(60));
+	return 0;
+}
+
 } // namespace
 
 const char *const rogue::NAME = "rogue_client";
@@ -479,6 +507,8 @@ int main(int argc, char *argv[])
 		return probe_during_answer(argv[1], argv[2]);
 	if (mode == "rooms-full" && argc == 4)
 		return rooms_full(argv[1], argv[2]);
+	if (mode == "ends-then-silent" && argc == 4)
+		return ends_then_silent(argv[1], argv[2]);
 	if (argc != 4 ||
 	    (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
 	     mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end" &&
@@ -486,7 +516,7 @@ int main(int argc, char *argv[])
 		std::fprintf(stderr,
 			     "usage: %s IP PORT "
 			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end|"
-			     "probe-during-answer|rooms-full|gives-up\n",
+			     "probe-during-answer|rooms-full|ends-then-silent|gives-up\n",
 			     argv[0]);
 		return 2;
 	}
