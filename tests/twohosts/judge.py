@@ -222,6 +222,13 @@ def clients_notice(case, said):
     return seconds(tf, at[0]) if at and tf is not None else "-"
 
 
+def connecting(lines):
+    """the server's "all N clients connected, S s after the first one
+    came", as "; all N connected in S s", or ''"""
+    m = re.search(r"all ([0-9]+) clients connected, ([0-9.]+) s after", first(lines, "clients connected"))
+    return f"; all {m[1]} connected in {m[2]} s" if m else ""
+
+
 def clients_why(case, said, doc):
     """what a clients case came to, from fio's JSON report (client_stats:
     each job of each host, and "All clients", their sum) and the messages
@@ -239,13 +246,14 @@ def clients_why(case, said, doc):
     jobs = [j for j in stats if j["jobname"] != "All clients"]
     sums = [j for j in stats if j["jobname"] == "All clients"]
     remain = [j for j in jobs if j["hostname"] not in (server, lost)]
+    clients = case.status("clients") or 4
     why = []
     if lost == server:
         # with the server gone every client job fails: each is reported
-        if len(remain) != 4:
-            why.append(f"{len(remain)} client jobs reported, not 4")
+        if len(remain) != clients:
+            why.append(f"{len(remain)} client jobs reported, not {clients}")
     else:
-        want = 2 if lost else 4
+        want = clients // 2 if lost else clients
         if len(remain) != want:
             why.append(f"{len(remain)} client jobs reported, not {want}")
         bad = sum(1 for j in remain if j["error"])
@@ -283,7 +291,7 @@ def clients_why(case, said, doc):
         if st != 0:
             why.append(f"fio --client status {st}")
         if not why:
-            return "completes"
+            return "completes" + connecting(lines)
     elif case.fault in ("kill", "poweroff"):
         named = first(lines, rf"client [0-9]+ of [0-9]+ at .*\(from {re.escape(lost)}:")
         if not named:
@@ -345,7 +353,8 @@ def header(args):
         text = [f"# Three-host results, {when}, {commit}", "",
                 f"Three QEMU guests (TCG, 1 vCPU each) on {args.host}, one Ethernet segment (a UDP",
                 "multicast group on the loopback); one fio --client in the client guest drives",
-                "the server job (clients=4, DRAM) and two client jobs in each client guest;",
+                "the server job (clients=4, DRAM; clients=N for a name that ends in N) and",
+                "half of the client jobs in each client guest;",
                 f'whole run {args.seconds} s. IOPS: fio\'s "All clients" write IOPS.']
     else:
         text = [f"# Two-host results, {when}, {commit}", "",

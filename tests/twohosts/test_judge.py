@@ -226,6 +226,20 @@ class ThreeHostsRules(Altered):
         self.assertTrue(verdict.failed)
         self.assertIn("CORRUPT: <client2> verify: bad magic header", verdict.outcome)
 
+    def test_clients_fact_sets_the_jobs_wanted(self):
+        case = self.set_fact(self.case("three-quick", "clients-apm-clean"), "clients", "256")
+        verdict = judge.judge(case)
+        self.assertTrue(verdict.failed)
+        self.assertIn("4 client jobs reported, not 256", verdict.outcome)
+
+    def test_clean_says_the_connecting_time(self):
+        case = self.case("three-quick", "clients-gpspm-clean")
+        verdict = self.relayed(case, lambda lines: [
+            "1796282918.0 <server> librpma_gpspm_server[1]: all 4 clients connected, "
+            "0.812 s after the first one came"] + lines)
+        self.assertFalse(verdict.failed)
+        self.assertEqual(verdict.outcome, "completes; all 4 connected in 0.812 s")
+
     def test_hang(self):
         case = self.set_fact(self.case("three-quick", "clients-apm-clean"), "client", "124")
         verdict = judge.judge(case)
