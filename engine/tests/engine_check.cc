@@ -394,6 +394,7 @@ public:
 	{
 		std::lock_guard<std::mutex> g(m_);
 		const auto now = std::chrono::steady_clock::now();
+		const auto due = now + std::chrono::milliseconds(late_sends_ms);
 		int out = 0;
 		// those due first: the device gave them before what it gives now
 		while (out < num_entries && n_ && held_[first_].due <= now) {
@@ -420,8 +421,7 @@ public:
 					say("engine-check: delayed a SEND completion by %ld ms\n",
 					    late_sends_ms);
 				}
-				held_[(first_ + n_++) % RING] = {
-					c, k, now + std::chrono::milliseconds(late_sends_ms)};
+				held_[(first_ + n_++) % RING] = {c, k, due};
 				continue;
 			}
 			if (k)
