@@ -179,18 +179,20 @@ gives_up() {
 	expect "$name" says-one-of server "could not be taken" "could not be accepted"
 }
 
-# end_then_silence: a GPSPM client whose end-of-run request came, then
-# nothing (rogue_client ends-then-silent: its queue pair drops the probes,
-# no disconnect), as a client whose disconnect request a loaded link lost:
-# it ended its run, and the server, once its probe goes unanswered (after
-# 5 s of quiet), closes it and ends its job well, saying so
+# end_then_silence KIND: a client whose end-of-run request (GPSPM) or
+# notice (APM) came, then nothing (rogue_client KIND-ends-then-silent: its
+# queue pair drops the probes, no disconnect), as a client whose
+# disconnect request a loaded link lost: it ended its run, and the
+# server, once its probe goes unanswered (after 5 s of quiet), closes it
+# and ends its job well, saying so
 end_then_silence() {
-	local name=gpspm-end-then-silence rogue src
+	local kind=$1 name=$1-end-then-silence rogue src
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
 	begin_case "$name"
-	fio_server gpspm --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
+	fio_server "$kind" --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
 	server_listens 30
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" ends-then-silent >"$(case_dir)/rogue.log" 2>&1 &
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" "$kind-ends-then-silent" \
+		>"$(case_dir)/rogue.log" 2>&1 &
 	rogue=$!
 	waited server "$(pid_of server)" 60
 	src=$?
@@ -211,5 +213,6 @@ hostile_cases() {
 	probe_during_answer
 	rooms_full
 	gives_up
-	end_then_silence
+	end_then_silence gpspm
+	end_then_silence apm
 }

@@ -78,7 +78,8 @@ int next_event(rpma_conn *conn, int timeout_ms, rpma_conn_event &ev)
 // An RC connection made with RDMA-CM directly (rpma hands out no queue
 // pair), queues of `depth` work requests: a synchronous id, returned once
 // established, or nullptr after saying why.
-rdma_cm_id *connect_raw(const char *ip, const char *port, uint32_t depth)
+rdma_cm_id *connect_raw(const char *ip, const char *port, uint32_t depth,
+			const void *pdata = nullptr, uint8_t pdata_len = 0)
 {
 	rdma_addrinfo hints{}, *ai;
 	hints.ai_port_space = RDMA_PS_TCP;
@@ -101,6 +102,8 @@ rdma_cm_id *connect_raw(const char *ip, const char *port, uint32_t depth)
 	rdma_conn_param param{};
 	param.responder_resources = param.initiator_depth = 1;
 	param.retry_count = param.rnr_retry_count = 7;
+	param.private_data = pdata;
+	param.private_data_len = pdata_len;
 	if (rdma_connect(id, &param)) {
 		std::perror("rogue_client: rdma_connect");
 		return nullptr;
@@ -350,10 +353,15 @@ struct RawGpspm {
 	std::vector<char> buf;
 	ibv_mr *mr = nullptr;
 
-	// false after saying why
-	bool connect(const char *ip, const char *port)
+	// false after saying why; promising an APM server the end-of-run
+	// notice, its one receive is the slot
+	bool connect(const char *ip, const char *port, bool promise_notice = false)
 	{
-		if (!(id = connect_raw(ip, port, 256)) || !(slots = gpspm_slots(id)))
+		const auto promise = rpma_fio::encode_end_notice_request();
+		if (!(id = promise_notice ? connect_raw(ip, port, 256, promise.data(),
+							static_cast<uint8_t>(promise.size()))
+					  : connect_raw(ip, port, 256)) ||
+		    !(slots = gpspm_slots(id)))
 			return false;
 		buf.resize(size_t{2} * (slots + 1) * rpma_fio::MSG_ROOM);
 		if (!(mr = rdma_reg_msgs(id, buf.data(), buf.size())))
@@ -468,15 +476,16 @@ int rooms_full(const char *ip, const char *port)
 	return answers == slots + 1 && !end ? 0 : 1;
 }
 
-// ends-then-silent: the end-of-run request (its SEND completed: the server
-// has it), then the queue pair in the error state, which drops whatever
-// comes, the server's probes too, and no disconnect: as a client whose
-// disconnect request was lost on the way. Sleeps until killed (at most a
-// minute). 0 once the request went out, else 1 (2: local).
-int ends_then_silent(const char *ip, const char *port)
+// gpspm-ends-then-silent, apm-ends-then-silent: the end-of-run request or
+// notice (its SEND completed: the server has it), then the queue pair in
+// the error state, which drops whatever comes, the server's probes too,
+// and no disconnect: as a client whose disconnect request was lost on the
+// way. Sleeps until killed (at most a minute). 0 once the request went
+// out, else 1 (2: local).
+int ends_then_silent(const char *ip, const char *port, bool apm)
 {
 	RawGpspm raw;
-	if (!raw.connect(ip, port))
+	if (!raw.connect(ip, port, apm))
 		return 2;
 	auto &[id, slots, buf, mr] = raw;
 	const size_t len = rpma_fio::pack_request({0, 0, 0}, buf.data(), rpma_fio::MSG_ROOM);
@@ -507,8 +516,8 @@ int main(int argc, char *argv[])
 		return probe_during_answer(argv[1], argv[2]);
 	if (mode == "rooms-full" && argc == 4)
 		return rooms_full(argv[1], argv[2]);
-	if (mode == "ends-then-silent" && argc == 4)
-		return ends_then_silent(argv[1], argv[2]);
+	if ((mode == "gpspm-ends-then-silent" || mode == "apm-ends-then-silent") && argc == 4)
+		return ends_then_silent(argv[1], argv[2], mode == "apm-ends-then-silent");
 	if (argc != 4 ||
 	    (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
 	     mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end" &&
@@ -516,7 +525,8 @@ int main(int argc, char *argv[])
 		std::fprintf(stderr,
 			     "usage: %s IP PORT "
 			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end|"
-			     "probe-during-answer|rooms-full|ends-then-silent|gives-up\n",
+			     "probe-during-answer|rooms-full|gpspm-ends-then-silent|"
+			     "apm-ends-then-silent|gives-up\n",
 			     argv[0]);
 		return 2;
 	}
