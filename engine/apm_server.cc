@@ -51,7 +51,10 @@ class ApmServer final : public Server {
 	}
 
 	// an old client promises no notice: nothing said
-	bool said_end(Connection &c) override { return client(c).notice.came(); }
+	bool said_end(const Connection &c) const override
+	{
+		return static_cast<const Client &>(c).notice.came();
+	}
 
 	bool ended_run(Connection &c) override
 	{

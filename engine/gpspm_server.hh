@@ -88,7 +88,7 @@ private:
 	Result work() override;
 	Result completion(Connection &c, const ibv_wc &wc) override;
 	bool ended_run(Connection &c) override { return client(c).ended; }
-	bool said_end(Connection &c) override { return client(c).ended; }
+	bool said_end(const Connection &c) const override { return client(c).ended; }
 	uint64_t signs_of(const Connection &c) const override { return client(c).requests; }
 	void dropped(Connection &c) override;
 	int flavour_fd() const override { return rcq_fd_; }

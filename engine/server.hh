@@ -91,7 +91,7 @@ protected:
 	virtual bool ended_run(Connection &) { return true; }
 	// Whether c said its run ended (its end-of-run request or notice
 	// came): then only its disconnect may still be missing.
-	virtual bool said_end(Connection &) { return false; }
+	virtual bool said_end(const Connection &) const { return false; }
 	// The signs of life c has given (what it has sent; 0: it sends none).
 	virtual uint64_t signs_of(const Connection &) const { return 0; }
 	// c ended or failed: forget what the flavour keeps of its run.
