@@ -111,18 +111,25 @@ rdma_cm_id *connect_raw(const char *ip, const char *port, uint32_t depth,
 	return id;
 }
 
-// silent: its queue pair put in the error state, which rpma does not do
-int silent(const char *ip, const char *port)
+// Puts id's queue pair in the error state, which rpma does not do: it drops
+// whatever comes from then on. false after saying why.
+bool to_error_state(rdma_cm_id *id)
 {
-	rdma_cm_id *id = connect_raw(ip, port, 1);
-	if (!id)
-		return 2;
 	ibv_qp_attr qa{};
 	qa.qp_state = IBV_QPS_ERR;
 	if (ibv_modify_qp(id->qp, &qa, IBV_QP_STATE)) {
 		std::perror("rogue_client: ibv_modify_qp");
-		return 2;
+		return false;
 	}
+	return true;
+}
+
+// silent: its queue pair put in the error state
+int silent(const char *ip, const char *port)
+{
+	rdma_cm_id *id = connect_raw(ip, port, 1);
+	if (!id || !to_error_state(id))
+		return 2;
 	std::printf("connected; the queue pair drops all from now on\n");
 	const auto start = std::chrono::steady_clock::now();
 	pollfd pfd{id->channel->fd, POLLIN, 0};
@@ -358,15 +365,25 @@ struct RawGpspm {
 	bool connect(const char *ip, const char *port, bool promise_notice = false)
 	{
 		const auto promise = rpma_fio::encode_end_notice_request();
-		if (!(id = promise_notice ? connect_raw(ip, port, 256, promise.data(),
-							static_cast<uint8_t>(promise.size()))
-					  : connect_raw(ip, port, 256)) ||
+		const auto len = static_cast<uint8_t>(promise_notice ? promise.size() : 0);
+		if (!(id = connect_raw(ip, port, 256, promise.data(), len)) ||
 		    !(slots = gpspm_slots(id)))
 			return false;
 		buf.resize(size_t{2} * (slots + 1) * rpma_fio::MSG_ROOM);
 		if (!(mr = rdma_reg_msgs(id, buf.data(), buf.size())))
 			std::perror("rogue_client: rdma_reg_msgs");
 		return mr != nullptr;
+	}
+
+	// The end of the run, as a client ends it (the all-zero request, or
+	// notice), its SEND completed: the server has it. false if not.
+	bool send_end()
+	{
+		const size_t len = rpma_fio::pack_request({0, 0, 0}, buf.data(),
+							  rpma_fio::MSG_ROOM);
+		ibv_wc wc;
+		return rdma_post_send(id, nullptr, buf.data(), len, mr, IBV_SEND_SIGNALED) == 0 &&
+		       poll_one(id->send_cq, &wc) == 0 && wc.status == IBV_WC_SUCCESS;
 	}
 };
 
@@ -459,21 +476,16 @@ int rooms_full(const char *ip, const char *port)
 	const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
 				std::chrono::steady_clock::now() - posted)
 				.count();
-	// the end of the run, as a client ends it: all-zero request, disconnect
-	uint64_t end = 0;
-	const size_t len = rpma_fio::pack_request({0, 0, 0}, buf.data(), rpma_fio::MSG_ROOM);
-	ibv_wc wc;
-	if (rdma_post_send(id, nullptr, buf.data(), len, mr, IBV_SEND_SIGNALED) ||
-	    poll_one(id->send_cq, &wc) || wc.status != IBV_WC_SUCCESS)
-		end = 1;
+	// the end of the run, as a client ends it, then the disconnect
+	const bool end = raw.send_end();
 	rdma_disconnect(id);
 	std::printf("%llu of %u answers in order (%lld ms after the receives were posted), "
 		    "end-of-run request %s, disconnected\n",
-		    (unsigned long long)answers, slots + 1, (long long)ms, end ? "failed" : "sent");
+		    (unsigned long long)answers, slots + 1, (long long)ms, end ? "sent" : "failed");
 	std::this_thread::sleep_for(std::chrono::seconds(1));
 	rdma_dereg_mr(mr);
 	rdma_destroy_ep(id);
-	return answers == slots + 1 && !end ? 0 : 1;
+	return answers == slots + 1 && end ? 0 : 1;
 }
 
 // gpspm-ends-then-silent, apm-ends-then-silent: the end-of-run request or
@@ -487,18 +499,10 @@ int ends_then_silent(const char *ip, const char *port, bool apm)
 	RawGpspm raw;
 	if (!raw.connect(ip, port, apm))
 		return 2;
-	auto &[id, slots, buf, mr] = raw;
-	const size_t len = rpma_fio::pack_request({0, 0, 0}, buf.data(), rpma_fio::MSG_ROOM);
-	ibv_wc wc;
-	if (rdma_post_send(id, nullptr, buf.data(), len, mr, IBV_SEND_SIGNALED) ||
-	    poll_one(id->send_cq, &wc) || wc.status != IBV_WC_SUCCESS)
+	if (!raw.send_end())
 		return 1;
-	ibv_qp_attr qa{};
-	qa.qp_state = IBV_QPS_ERR;
-	if (ibv_modify_qp(id->qp, &qa, IBV_QP_STATE)) {
-		std::perror("rogue_client: ibv_modify_qp");
+	if (!to_error_state(raw.id))
 		return 2;
-	}
 	std::printf("end-of-run request sent, then silent\n");
 	std::fflush(stdout);
 	std::this_thread::sleep_for(std::chrono::seconds(60));
