@@ -12,6 +12,8 @@
 #              09); without it they use DRAM
 # The immediate-data examples (10, 11) skip, saying why, where the device
 # serving addr is an iWARP one: iWARP carries no immediate data.
+# There, an example that fails with bytes its server never read runs once
+# more (docs/platforms.md, "siw: a first message left unread").
 # RPMA_EXAMPLE_PMEM_SKIP=REASON skips those three when pmem-path is given,
 # saying REASON: the caller knows the platform misplaces their data (an FS
 # DAX file over rxe's On-Demand Paging of Linux 7.2, tests/platforms).
@@ -56,11 +58,32 @@ wait_listening() { # wait_listening PID PORT
 	return 1
 }
 
-# run_example NAME SERVER-ARGS -- CLIENT-ARGS [-- CLIENT-ARGS ...]
-# Each CLIENT-ARGS is the arguments after <addr> <port> of one client; all
-# the clients run at once.
-run_example() {
-	local name=$1 ok=true srv pid
+# Soft-iWARP may leave an initiator's first message unread by the server
+# (docs/platforms.md, "siw: a first message left unread"): the bytes wait in the
+# server's TCP receive queue until more data comes, which a ping-pong never
+# sends. watch_unread PORT FILE writes to FILE the unread bytes of the
+# connections to PORT once two samples 2 s apart both find some.
+watch_unread() {
+	local prev=0 now
+	sleep 5
+	for (( ; ; )); do
+		now=$(ss -Htn state established "( sport = :$1 )" 2>/dev/null |
+			awk '{ n += $1 } END { print n + 0 }')
+		if ((now > 0 && prev > 0)); then
+			echo "$now" >"$2"
+			return
+		fi
+		prev=$now
+		sleep 2
+	done
+}
+
+# attempt_example NAME SERVER-ARGS -- CLIENT-ARGS [-- CLIENT-ARGS ...]
+# One run of an example on the next port; sets ok, and unread to the bytes
+# watch_unread found (empty if none or not watched).
+attempt_example() {
+	local name=$1 srv pid watcher='' unread_file
+	ok=true unread=
 	shift
 	local sargs=()
 	while (($#)) && [[ $1 != -- ]]; do sargs+=("$1"); shift; done
@@ -78,6 +101,11 @@ run_example() {
 				"$addr" "$port" "${cargs[@]}" &
 			cpids+=($!)
 		done
+		if [[ -n "$watch" ]]; then
+			unread_file=$(mktemp)
+			watch_unread "$port" "$unread_file" &
+			watcher=$!
+		fi
 		for pid in "${cpids[@]}"; do
 			wait "$pid" || { echo "client failed: $?" >&2; ok=false; }
 		done
@@ -86,14 +114,34 @@ run_example() {
 		kill "$srv" 2>/dev/null
 	fi
 	wait "$srv" || { echo "server failed: $?" >&2; ok=false; }
-	if $ok; then
-		echo "=== $name: passed"
-		passed=$((passed + 1))
-	else
-		echo "=== $name: FAILED"
-		failed=$((failed + 1))
+	if [[ -n "$watcher" ]]; then
+		kill "$watcher" 2>/dev/null
+		wait "$watcher" 2>/dev/null
+		unread=$(cat "$unread_file")
+		rm -f "$unread_file"
 	fi
 	port=$((port + 1))
+}
+
+# run_example NAME SERVER-ARGS -- CLIENT-ARGS [-- CLIENT-ARGS ...]
+# Each CLIENT-ARGS is the arguments after <addr> <port> of one client; all
+# the clients run at once. A run that failed with bytes left unread on
+# Soft-iWARP runs once more, saying so: any other failure, or a second
+# one, fails the example.
+run_example() {
+	local ok unread
+	attempt_example "$@"
+	if ! $ok && [[ -n "$unread" ]]; then
+		echo "=== $1: the server left $unread bytes unread: siw's first message left unread (docs/platforms.md); once more"
+		attempt_example "$@"
+	fi
+	if $ok; then
+		echo "=== $1: passed"
+		passed=$((passed + 1))
+	else
+		echo "=== $1: FAILED"
+		failed=$((failed + 1))
+	fi
 }
 
 # the transport ibv_devinfo reports for the device whose netdev has addr
@@ -110,9 +158,10 @@ device_transport() {
 			break
 		done
 }
-imm_skip=
+imm_skip='' watch=''
 if [[ "$(device_transport)" == iWARP ]]; then
 	imm_skip="iWARP carries no immediate data (siw refuses the post)"
+	command -v ss >/dev/null && watch=yes
 fi
 
 # run_imm_example NAME -- CLIENT-ARGS...: an example sending immediate data
