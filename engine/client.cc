@@ -386,20 +386,12 @@ Result Client::run_sync(io_u *u)
 		if (Result r = read(u, RPMA_F_COMPLETION_ALWAYS, SYNC_TOKEN); r != Result::DONE)
 			return r;
 		return sync_wait();
-	case DDIR_WRITE: {
+	case DDIR_WRITE:
 		if (Result r = write(u); r != Result::DONE)
 			return r;
-		// no branch: the empty range is [UINT64_MAX, 0)
-		sync_dirty_lo_ = std::min<uint64_t>(sync_dirty_lo_, u->offset);
-		sync_dirty_hi_ = std::max<uint64_t>(sync_dirty_hi_, u->offset + u->xfer_buflen);
 		return sync_flush(u->offset, u->xfer_buflen);
-	}
-	default: { // fsync, fdatasync, sync_file_range: as with sync=0
-		const uint64_t lo = sync_dirty_lo_, hi = sync_dirty_hi_;
-		sync_dirty_lo_ = UINT64_MAX;
-		sync_dirty_hi_ = 0;
-		return lo >= hi ? Result::DONE : sync_flush(lo, hi - lo);
-	}
+	default: // fsync, fdatasync, sync_file_range: each write's flush completed
+		return Result::DONE;
 	}
 }
 

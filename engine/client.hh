@@ -176,9 +176,6 @@ private:
 	std::vector<io_u *> pending_; // [0, npending_) queued, not committed
 	size_t npending_ = 0;
 	InFlight inflight_; // and the complete ones, until fio takes them
-	// sync=1 (run_sync): written since the previous fsync/fdatasync,
-	// empty when lo >= hi
-	uint64_t sync_dirty_lo_ = UINT64_MAX, sync_dirty_hi_ = 0;
 	unsigned idle_polls_ = 0;
 	// completions handled; the count and the time stall_check last saw it move
 	uint64_t completions_ = 0;

@@ -11,11 +11,9 @@ void InFlight::reserve(unsigned depth, Merge merge)
 	// fio, whose slots fio may still read
 	reads_.reserve(2 * static_cast<size_t>(depth));
 	writes_.reserve(2 * static_cast<size_t>(depth));
-	// every write or sync adds a flush at most
+	// every write adds a flush at most
 	flushes_.reserve(depth);
 	next_seq_ = 1;
-	dirty_lo_ = NOTHING_DIRTY;
-	dirty_hi_ = 0;
 	posted_upto_ = 0;
 }
 

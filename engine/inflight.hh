@@ -57,9 +57,12 @@ public:
 		return added;
 	}
 	[[nodiscard]] bool add_write(io_u *u, uint64_t offset, uint64_t length);
-	// A sync completes once everything written before it is flushed (and
-	// flushes again what was written since the previous sync); at once
-	// when nothing is being written.
+	// A sync completes once everything written before it is flushed: with
+	// the flush of the newest write before it, at once when nothing is
+	// being written. It adds no flush of its own: every write has one
+	// waiting or posted already (add_write), and flushing a range again
+	// would step back in an append-only log, whose server (aof_mode=gpspm)
+	// takes a flush only at the log's end.
 	[[nodiscard]] bool add_sync(io_u *u);
 	// An io_u complete already (given back unposted): only while no write
 	// or sync is in flight, which it would overtake.
@@ -141,8 +144,6 @@ public:
 		for (; writes_.in_flight() != 0; writes_.done++)
 			failed(writes_.at(writes_.done).u);
 		flushes_.clear();
-		dirty_lo_ = NOTHING_DIRTY;
-		dirty_hi_ = 0;
 		check();
 	}
 
@@ -194,12 +195,8 @@ private:
 	size_t depth_ = 0;
 	uint64_t next_seq_ = 1; // of the writes and syncs
 	Lane<io_u *> reads_;
-	Lane<Entry> writes_;  // syncs too
-	Ring<Flush> flushes_; // not posted yet
-	// written since the last sync; empty when lo >= hi, so that a write
-	// widens it without a branch
-	static constexpr uint64_t NOTHING_DIRTY = UINT64_MAX;
-	uint64_t dirty_lo_ = NOTHING_DIRTY, dirty_hi_ = 0;
+	Lane<Entry> writes_;       // syncs too
+	Ring<Flush> flushes_;      // not posted yet
 	uint64_t posted_upto_ = 0; // what the newest flush posted completes
 
 	void check() const
@@ -208,7 +205,7 @@ private:
 		writes_.check();
 		// Invariant: at most depth io_us in flight, of every kind together.
 		assert(size() <= depth_);
-		// Invariant: each flush waiting has a write or sync of its own in
+		// Invariant: each flush waiting has a write of its own in
 		// flight, and carries a sequence number already given out.
 		assert(flushes_.size() <= writes_.in_flight());
 		assert(flushes_.empty() || (flushes_.popped() < flushes_.pushed() &&
@@ -226,40 +223,22 @@ inline bool InFlight::add_write(io_u *u, uint64_t offset, uint64_t length)
 	if (full() || !writes_.push({u, seq}))
 		return false;
 	next_seq_++;
-	const uint64_t hi = offset + length;
-	dirty_lo_ = std::min(dirty_lo_, offset);
-	dirty_hi_ = std::max(dirty_hi_, hi);
-	const bool flush_taken = need_flush(offset, hi, seq);
+	const bool flush_taken = need_flush(offset, offset + length, seq);
 	check();
 	return flush_taken;
 }
 
 inline bool InFlight::add_sync(io_u *u)
 {
-	if (dirty_lo_ >= dirty_hi_) {
-		// nothing written since the last sync: done once the io_us before
-		// it are, with the flush that finishes the newest of them
-		if (writes_.in_flight() == 0)
-			return add_done(u);
-		const bool added = !full() &&
-				   writes_.push({u, writes_.at(writes_.added() - 1).seq});
-		check();
-		return added;
-	}
-	const uint64_t seq = next_seq_;
-	if (full() || !writes_.push({u, seq}))
-		return false;
-	next_seq_++;
-	const uint64_t lo = dirty_lo_, hi = dirty_hi_;
-	dirty_lo_ = NOTHING_DIRTY;
-	dirty_hi_ = 0;
-	const bool flush_taken = need_flush(lo, hi, seq);
+	if (writes_.in_flight() == 0)
+		return add_done(u);
+	const bool added = !full() && writes_.push({u, writes_.at(writes_.added() - 1).seq});
 	check();
-	return flush_taken;
+	return added;
 }
 
-// Never short of room: each flush waiting has a write or sync of its own in
-// flight (false if it were).
+// Never short of room: each flush waiting has a write of its own in flight
+// (false if it were).
 inline bool InFlight::need_flush(uint64_t lo, uint64_t hi, uint64_t seq)
 {
 	if (!flushes_.empty()) {

@@ -63,6 +63,22 @@ aof_writes() {
 		"--rw=write --bsrange=512-8k --iodepth=16 --size=4m --verify=crc32c" 4194304
 }
 
+# aof_syncs: fio's sync options among the appends (docs/engines.md lists
+# them): a sync adds no flush of its own, so none steps back in the log,
+# which an aof_mode=gpspm server would refuse; aof_mode=apm once beside
+aof_syncs() {
+	local mode opts
+	for mode in gpspm apm; do
+		for opts in --end_fsync=1 --fsync=4 --fdatasync=4 --fsync_on_close=1 \
+			"--sync=1 --fsync=4"; do
+			[[ $mode == gpspm || $opts == --fsync=4 ]] || continue
+			aof_append "aof-$mode-$(sed 's/--//g; s/=//g; s/ /-/g' <<<"$opts")" "$mode" \
+				"--filename=malloc --size=1m" \
+				"--rw=write --bs=4k --size=64k $opts --verify=crc32c" 65536
+		done
+	done
+}
+
 # aof_new_log: a log that a run left on Device DAX, appended to anew: the
 # server zeroes its tail pointer before it accepts the appending client
 # (else a power cut before the first group's update would leave the old
@@ -161,6 +177,7 @@ aof_moved_appends() {
 aof_cases() {
 	aof_writes apm
 	aof_writes gpspm
+	aof_syncs
 	aof_new_log
 	aof_refused aof-mode-mismatch aof --aof_mode=gpspm aof --aof_mode=apm \
 		"serves aof_mode=gpspm, this job has aof_mode=apm" \

@@ -63,7 +63,7 @@ class InFlightTest : public CppUnit::TestFixture {
 	CPPUNIT_TEST(a_flush_completes_only_what_it_covers);
 	CPPUNIT_TEST(a_posted_flush_takes_no_more_writes);
 	CPPUNIT_TEST(a_signaled_read_completes_the_reads_before_it);
-	CPPUNIT_TEST(sync_flushes_what_was_written_since_the_last);
+	CPPUNIT_TEST(sync_adds_no_flush_of_its_own);
 	CPPUNIT_TEST(sync_with_nothing_written_waits_for_the_writes_in_flight);
 	CPPUNIT_TEST(sync_with_nothing_in_flight_is_done_at_once);
 	CPPUNIT_TEST(depth_counts_every_kind);
@@ -131,9 +131,11 @@ public:
 	// fio takes up to max at a time (iodepth_batch_complete_max): the rest
 	// wait, and what completes meanwhile joins them; the reads come first
 	// librpma_aof_client (aof_client.cc): fio's sequential writes, in
-	// batches of any size, are flushed by flushes each starting where the
-	// one before ended, so that a flush's end is the log's tail pointer;
-	// and a flush completes only appends its end covers.
+	// batches of any size and with syncs among them, are flushed by
+	// flushes each starting where the one before ended, so that a flush's
+	// end is the log's tail pointer (a server of aof_mode=gpspm refuses a
+	// flush that steps back); and a flush completes only appends its end
+	// covers.
 	void appends_flushes_cover_the_log_in_order()
 	{
 		std::mt19937 rng(7);
@@ -148,8 +150,15 @@ public:
 				const size_t room = depth - f.size() - f.completed();
 				const size_t batch = room ? rng() % (room + 1) : 0;
 				for (size_t i = 0; i < batch; i++) {
-					const uint64_t bs = 512 * (1 + rng() % 8);
 					io_u *u = io(static_cast<int>(ends.size() % 64));
+					// fio's fsync=N, fdatasync=N, end_fsync=1: a
+					// sync among the appends covers all before it
+					if (rng() % 4 == 0) {
+						CPPUNIT_ASSERT(f.add_sync(u));
+						ends.emplace_back(u, next);
+						continue;
+					}
+					const uint64_t bs = 512 * (1 + rng() % 8);
 					CPPUNIT_ASSERT(f.add_write(u, next, bs));
 					next += bs;
 					ends.emplace_back(u, next);
@@ -438,19 +447,23 @@ public:
 		CPPUNIT_ASSERT(complete(t2) == last);
 	}
 
-	void sync_flushes_what_was_written_since_the_last()
+	// Each write's flush is posted already: the sync waits for the
+	// newest, flushing nothing again.
+	void sync_adds_no_flush_of_its_own()
 	{
 		f.reserve(16, InFlight::Merge::ADJACENT);
 		CPPUNIT_ASSERT(f.add_write(io(0), 10 * K, K));
 		CPPUNIT_ASSERT(f.add_write(io(1), 2 * K, K));
-		post_all();
+		std::vector<Flush> fl = post_all();
+		CPPUNIT_ASSERT_EQUAL(size_t(2), fl.size());
 		bool done = true;
 		CPPUNIT_ASSERT(add_sync(io(2), &done));
 		CPPUNIT_ASSERT(!done);
-		std::vector<Flush> fl = post_all();
-		CPPUNIT_ASSERT_EQUAL(size_t(1), fl.size());
-		CPPUNIT_ASSERT_EQUAL(2 * K, fl[0].offset);
-		CPPUNIT_ASSERT_EQUAL(9 * K, fl[0].length);
+		CPPUNIT_ASSERT(!f.flush_waiting());
+		std::vector<io_u *> first = {io(0)};
+		CPPUNIT_ASSERT(complete(fl[0].token) == first);
+		std::vector<io_u *> rest = {io(1), io(2)};
+		CPPUNIT_ASSERT(complete(fl[1].token) == rest);
 	}
 
 	void sync_with_nothing_written_waits_for_the_writes_in_flight()
@@ -610,7 +623,6 @@ public:
 			long added;
 			uint64_t token = 0; // reads
 			bool sync = false;
-			std::vector<std::pair<uint64_t, uint64_t>> to_flush{}; // syncs
 		};
 		struct Posted {
 			uint64_t lo, hi, token;
@@ -624,10 +636,9 @@ public:
 		std::string where_;
 		long now_ = 0;
 		int next_id_ = 0;
-		std::deque<Io> reads_, writes_;                    // writes_ holds syncs too
-		std::vector<std::pair<uint64_t, uint64_t>> dirty_; // since the last sync
-		std::vector<Posted> posted_;                       // every flush taken out so far
-		std::deque<std::pair<bool, uint64_t>> fifo_;       // signaled: flush?, token
+		std::deque<Io> reads_, writes_;              // writes_ holds syncs too
+		std::vector<Posted> posted_;                 // every flush taken out so far
+		std::deque<std::pair<bool, uint64_t>> fifo_; // signaled: flush?, token
 		std::vector<bool> seen_;
 
 		unsigned pick(unsigned n) { return rng_() % n; }
@@ -682,7 +693,6 @@ public:
 				return refused(ok, before, waiting);
 			check(ok, "a write within depth is taken");
 			writes_.push_back({next_id_++, off, off + len, now_});
-			dirty_.push_back({off, off + len});
 		}
 
 		void sync()
@@ -698,17 +708,17 @@ public:
 			if (done)
 				check(f_.hand_out(SIZE_MAX) == 1 && f_.handed(0) == u,
 				      "a sync done at once is handed out");
-			if (writes_.empty() && dirty_.empty()) {
-				check(ok && done, "a sync with nothing written is done at once");
+			if (writes_.empty()) {
+				check(ok && done, "a sync with nothing in flight is done at once");
 				seen_[next_id_++] = true;
 				return;
 			}
 			if (outstanding() == depth_)
 				return refused(ok, before, waiting);
 			check(ok && !done, "a sync after writes waits for them");
+			check(f_.flush_waiting() == waiting, "a sync adds no flush");
 			Io s{next_id_++, 0, 0, now_};
 			s.sync = true;
-			s.to_flush.swap(dirty_);
 			writes_.push_back(s);
 		}
 
@@ -772,12 +782,9 @@ public:
 				if (q == &reads_)
 					check(x.token <= token,
 					      "a read completes with a read after it");
-				else if (x.sync)
-					for (auto [lo, hi] : x.to_flush)
-						check(flushed(x.added, lo, hi, upto),
-						      "a sync completes once what was written "
-						      "before it is flushed after it");
-				else
+				// a sync: every write before it completed first, each
+				// flushed after it was written
+				else if (!x.sync)
 					check(flushed(x.added, x.lo, x.hi, upto),
 					      "a write completes only after a flush posted after "
 					      "it");
