@@ -15,6 +15,7 @@
 #include <string>
 #include <cerrno>
 #include <cstddef>
+#include <cstring>
 #include <thread>
 
 namespace rpma_fio {
@@ -135,11 +136,16 @@ Result Client::connect()
 		}
 		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 		ret = rpma_conn_req_connect(&req, request.len ? &request : nullptr, &conn_);
-		if (ret == RPMA_E_PROVIDER && iwarp) {
+		const int err = errno; // the provider's, with RPMA_E_PROVIDER
+		if (ret == RPMA_E_PROVIDER && iwarp && err == ECONNREFUSED) {
 			// iWARP connects over TCP inside rdma_connect: a server not
-			// listening yet fails the call instead of rejecting
+			// listening yet fails the call (a TCP reset) instead of
+			// rejecting; any other error is no server to wait for
 			ev = RPMA_CONN_REJECTED;
 		} else if (ret) {
+			if (ret == RPMA_E_PROVIDER)
+				report(td_, "connecting to %s:%s failed: %s", o.serverip,
+				       port.c_str(), std::strerror(err));
 			res = rpma_failed(td_, "rpma_conn_req_connect", ret);
 			break;
 		} else {

@@ -37,6 +37,11 @@
 //   (a send queue completes in order). More than the queue's size
 //   (rpma_conn_cfg_set_sq_size) is a "FAIL": the device may refuse the
 //   next post (ENOMEM). Says "engine-check: delayed ..." once.
+//
+// - ENGINE_CHECK_CONNECT_ERRNO=E[:N] makes the first N (1) calls of
+//   rpma_conn_req_connect fail as the provider failed them, with errno E:
+//   how iWARP's connect fails at once (rdma_connect connects over TCP).
+//   Says "engine-check: failing rpma_conn_req_connect ..." once.
 #include <infiniband/verbs.h>
 #include <librpma.h>
 #include <rdma/rdma_cma.h>
@@ -48,6 +53,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -503,6 +509,31 @@ int rpma_conn_next_event(rpma_conn *conn, rpma_conn_event *event)
 		    "news\n");
 	}
 	return f(conn, event);
+}
+
+int rpma_conn_req_connect(rpma_conn_req **req_ptr, const rpma_conn_private_data *pdata,
+			  rpma_conn **conn_ptr)
+{
+	static auto f =
+		real<int (*)(rpma_conn_req **, const rpma_conn_private_data *, rpma_conn **)>(
+			"librpma.so.0", "rpma_conn_req_connect");
+	static auto drop = real<int (*)(rpma_conn_req **)>("librpma.so.0", "rpma_conn_req_delete");
+	static const long err = env_number("ENGINE_CHECK_CONNECT_ERRNO");
+	static const long times = [] {
+		const char *spec = std::getenv("ENGINE_CHECK_CONNECT_ERRNO");
+		const char *colon = spec ? std::strchr(spec, ':') : nullptr;
+		return colon ? std::atol(colon + 1) : 1;
+	}();
+	static std::atomic<long> calls;
+	if (err && req_ptr && *req_ptr && ++calls <= times) {
+		// as librpma fails it: the request is gone, errno the provider's
+		drop(req_ptr);
+		if (calls == 1)
+			say("engine-check: failing rpma_conn_req_connect with errno %ld\n", err);
+		errno = static_cast<int>(err);
+		return RPMA_E_PROVIDER;
+	}
+	return f(req_ptr, pdata, conn_ptr);
 }
 
 } // extern "C"

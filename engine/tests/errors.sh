@@ -156,6 +156,47 @@ no_server() {
 	expect "$name" says client "no server listens at $RPMA_TEST_IP:$(case_port) (gave up after 3 s"
 }
 
+# connect_errors: a connect the provider fails (ENGINE_CHECK_CONNECT_ERRNO,
+# engine_check.cc), as iWARP's does inside rdma_connect. A refused one
+# (ECONNREFUSED, 111: no server listening yet) is waited out on iWARP,
+# which refuses so; any other error (EHOSTUNREACH, 113) fails the job at
+# once with the provider's word, on every transport, instead of waiting
+# connect_timeout= for a server that cannot be reached.
+connect_errors() {
+	local name=connect-provider-error start
+	begin_case "$name"
+	fio_server apm --filename=malloc --size=1m
+	server_listens 30
+	start=$SECONDS
+	ENGINE_CHECK_CONNECT_ERRNO=113:1000 LD_PRELOAD=$ENGINE_CHECK \
+		fio_client apm --rw=write --bs=4k --size=1m --connect_timeout=30
+	fact client.seconds $((SECONDS - start))
+	kill "$(pid_of server)" 2>/dev/null
+	wait_exit "$(pid_of server)" 15
+	expect "$name" status client nonzero
+	expect "$name" between client.seconds 0 20
+	expect "$name" says client "connecting to $RPMA_TEST_IP:$(case_port) failed: No route to host"
+	expect "$name" never-says client "no server listens"
+
+	name=connect-refused
+	begin_case "$name"
+	fio_server apm --filename=malloc --size=1m
+	server_listens 30
+	ENGINE_CHECK_CONNECT_ERRNO=111:3 LD_PRELOAD=$ENGINE_CHECK \
+		fio_client apm --rw=write --bs=4k --size=1m --connect_timeout=30
+	if [[ ${RPMA_TEST_TRANSPORT:-rxe} == siw ]]; then
+		wait_exit "$(pid_of server)" 15
+		expect "$name" status client ok
+		expect "$name" says client "connected after"
+	else
+		kill "$(pid_of server)" 2>/dev/null
+		wait_exit "$(pid_of server)" 15
+		# RoCE refuses with an event: a provider error is no refusal
+		expect "$name" status client nonzero
+		expect "$name" says client "connecting to $RPMA_TEST_IP:$(case_port) failed: Connection refused"
+	fi
+}
+
 # A client's flush request for a range outside the server's memory, or
 # bytes that are no request: the server persists nothing, ends the
 # connection and fails its job with the reason.
@@ -322,6 +363,7 @@ fio_error_cases() {
 		size_too_big "$kind"
 	done
 	no_server
+	connect_errors
 	port_in_use
 	outside_region
 	no_size
