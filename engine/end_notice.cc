@@ -12,7 +12,10 @@ Result EndNotice::expect(thread_data *td, rpma_peer *peer, rpma_conn_req *req)
 {
 	rpma_conn_private_data pdata{};
 	rpma_conn_req_get_private_data(req, &pdata);
+	// this request's alone: an earlier one may have never completed
 	expected_ = promises_end_notice(pdata.ptr, pdata.len);
+	came_ = false;
+	misuse_.clear();
 	if (!expected_)
 		return Result::DONE;
 	// registered once: a request that could not be accepted may be

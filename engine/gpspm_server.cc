@@ -116,11 +116,16 @@ Result GpspmServer::flavour_ready()
 						  : Result::DONE;
 }
 
+// Its place may be given back (Server::give_back): the next client starts
+// afresh.
 void GpspmServer::dropped(Connection &conn)
 {
 	Client &c = client(conn);
 	c.waiting.clear();
 	c.answers = 0;
+	c.next_room = 0;
+	c.requests = 0;
+	c.ended = false;
 }
 
 Result GpspmServer::work()

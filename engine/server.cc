@@ -31,8 +31,6 @@ Server *server_of(thread_data *td)
 // A connection holds two descriptors (its connection events, its
 // completion channel); fio and the device take some more.
 constexpr size_t FDS_PER_CONNECTION = 2, FDS_BESIDE = 64;
-// Requests that could not be taken in a row before the job gives up.
-constexpr unsigned MAX_FAILED_REQUESTS = 16;
 
 // For a failed registration: the limit of locked memory, if one applies.
 std::string memlock_hint()
@@ -125,6 +123,9 @@ Result Server::open(fio_file *f)
 	// made once, here.
 	conns_.reserve(n);
 	by_qp_.reserve(n);
+	free_.reserve(n);
+	for (size_t k = n; k-- > 0;)
+		free_.push_back(k); // place 0 taken first
 	for (size_t k = 0; k < n; k++) {
 		conns_.push_back(new_connection());
 		Connection &c = *conns_.back();
@@ -277,9 +278,37 @@ Result Server::listen()
 void Server::stop_listening()
 {
 	int fd;
-	if (ep_ && rpma_ep_get_fd(ep_, &fd) == 0)
+	if (ep_ && !paused_ && rpma_ep_get_fd(ep_, &fd) == 0)
 		waits_.remove(fd);
 	rpma_ep_shutdown(&ep_);
+	paused_ = false;
+}
+
+void Server::listen_as_places_allow()
+{
+	int fd;
+	if (!ep_ || rpma_ep_get_fd(ep_, &fd))
+		return;
+	if (!free_.empty()) {
+		// a failure to watch it again leaves the job to runtime=, told
+		if (paused_) {
+			if (int err = waits_.add(fd, tag(0, LISTENER))) {
+				report(td_, "cannot wait on the listening endpoint again: %s",
+				       std::strerror(err));
+				return;
+			}
+			paused_ = false;
+		}
+		return;
+	}
+	for (const auto &c : conns_)
+		if (c->state == Connection::State::Connecting) {
+			if (!paused_)
+				waits_.remove(fd);
+			paused_ = true;
+			return;
+		}
+	stop_listening(); // every place holds a connection made: nobody else may come
 }
 
 Result Server::next_request(rpma_conn_req **req)
@@ -296,31 +325,54 @@ Result Server::next_request(rpma_conn_req **req)
 	if (!ret)
 		return Result::DONE;
 	*req = nullptr;
-	return request_failed("rpma_ep_next_conn_req", "taken", ret);
+	// its client gave up meanwhile (its request waited past RDMA-CM's
+	// timeout in a slow host), or the device is out of queues: its client
+	// may try again, into the same place
+	if (ret == RPMA_E_INVAL)
+		return rpma_failed(td_, "rpma_ep_next_conn_req", ret);
+	request_lost(std::string("could not be taken (") + rpma_err_2str(ret) + ")");
+	return Result::DONE;
 }
 
-// A request that cannot be taken or accepted (its client gave up
-// meanwhile: its request waited past RDMA-CM's timeout in a slow host; the
-// device is out of queues) is its client's alone, which is rejected and
-// may try again, into the same place. Each client still missing may have
-// given up a request before it is taken: more failures in a row than those
-// and MAX_FAILED_REQUESTS more mean an endpoint that fails every time,
-// and fail the job.
-Result Server::request_failed(const char *call, const char *what, int ret)
+bool Server::first_lost(bool *told)
 {
-	if (ret == RPMA_E_INVAL ||
-	    ++failed_requests_ > MAX_FAILED_REQUESTS + (conns_.size() - accepted_))
-		return rpma_failed(td_, call, ret);
-	report(td_, "a connection request to %s:%s could not be %s (%s); its client may try again",
-	       options_of(td_).serverip, port_.c_str(), what, rpma_err_2str(ret));
-	return Result::DONE;
+	lost_++;
+	if (*told)
+		return false;
+	*told = true;
+	lost_told_++;
+	told_at_ = Clock::now();
+	return true;
+}
+
+void Server::request_lost(const std::string &what)
+{
+	if (first_lost(&told_not_taken_))
+		note("%s[%u]: a connection request to %s:%s %s; its client may try again\n",
+		     td_->io_ops->name, td_->thread_number, options_of(td_).serverip, port_.c_str(),
+		     what.c_str());
+}
+
+void Server::tell_lost(bool now_or_never)
+{
+	const auto now = Clock::now();
+	if (lost_ == lost_told_ || (!now_or_never && now - told_at_ < LOST_TELL_PERIOD))
+		return;
+	note("%s[%u]: %llu more connection requests to %s:%s came to nothing (not taken, or "
+	     "never completed, their places given back)\n",
+	     td_->io_ops->name, td_->thread_number,
+	     static_cast<unsigned long long>(lost_ - lost_told_), options_of(td_).serverip,
+	     port_.c_str());
+	lost_told_ = lost_;
+	told_at_ = now;
 }
 
 Result Server::accept_one()
 {
-	// Invariant: the endpoint listens only while connections are missing.
-	assert(accepted_ < conns_.size());
-	Connection &c = *conns_[accepted_];
+	// Invariant: the endpoint is watched only while a place is free.
+	assert(!free_.empty());
+	Connection &c = *conns_[free_.back()];
+	assert(c.state == Connection::State::Waiting);
 	if (Result r = prepare(c); r != Result::DONE)
 		return r;
 	rpma_conn_req *req;
@@ -333,9 +385,13 @@ Result Server::accept_one()
 		return r;
 	}
 	rpma_conn_private_data pdata{ws.data(), static_cast<uint8_t>(ws.size())};
-	if (int ret = rpma_conn_req_connect(&req, &pdata, &c.conn))
-		return request_failed("rpma_conn_req_connect", "accepted", ret);
-	failed_requests_ = 0;
+	if (int ret = rpma_conn_req_connect(&req, &pdata, &c.conn)) {
+		if (ret == RPMA_E_INVAL)
+			return rpma_failed(td_, "rpma_conn_req_connect", ret);
+		request_lost(std::string("could not be accepted (") + rpma_err_2str(ret) + ")");
+		return Result::DONE;
+	}
+	free_.pop_back();
 	accepted_++;
 	if (clients() == 1) {
 		c.name = "the client";
@@ -348,11 +404,32 @@ Result Server::accept_one()
 	c.state = Connection::State::Connecting;
 	live_++;
 	c.since = Clock::now();
-	if (accepted_ == 1)
+	if (first_came_ == Clock::time_point{})
 		first_came_ = c.since;
-	if (accepted_ == conns_.size())
-		stop_listening(); // nobody else may connect to this port
+	listen_as_places_allow();
 	return watch(c);
+}
+
+void Server::give_back(Connection &c, const char *why)
+{
+	if (first_lost(&told_never_completed_)) {
+		const std::string addr = c.conn ? peer_address(dev_, c.qp) : "";
+		note("%s[%u]: a connection request to %s:%s%s%s%s never completed, its place given "
+		     "back (%s)\n",
+		     td_->io_ops->name, td_->thread_number, options_of(td_).serverip, port_.c_str(),
+		     addr.empty() ? "" : " (from ", addr.c_str(), addr.empty() ? "" : ")", why);
+	}
+	// Invariant: only a connection being made gives its place back.
+	assert(c.state == Connection::State::Connecting);
+	close_connection_of(c);
+	c.state = Connection::State::Waiting;
+	c.name.clear();
+	c.probe = Probe();
+	c.probe_failed = IBV_WC_SUCCESS;
+	live_--;
+	accepted_--;
+	free_.push_back(c.index);
+	listen_as_places_allow();
 }
 
 // c's connection is made: its descriptors join the wait set.
@@ -428,11 +505,12 @@ Result Server::serve()
 
 Result Server::verdict()
 {
+	tell_lost(true);
 	unsigned lost = 0;
 	int err = 0;
-	for (size_t k = 0; k < accepted_; k++)
-		if (conns_[k]->state == Connection::State::Failed && !lost++)
-			err = conns_[k]->err;
+	for (const auto &c : conns_)
+		if (c->state == Connection::State::Failed && !lost++)
+			err = c->err;
 	if (gave_up_ && !lost)
 		return job_failed(td_, ETIMEDOUT, "accept");
 	if (!lost)
@@ -477,10 +555,15 @@ Result Server::wait(int timeout_ms)
 		Result r = Result::DONE;
 		switch (static_cast<Kind>(t & ((1 << KIND_BITS) - 1))) {
 		case LISTENER:
-			// every request that waits, each one's client waiting
-			// against its timeout; the endpoint may have gone in this
-			// batch, or with the last one taken (the last client came)
-			while (ep_ && (r = accept_one()) == Result::DONE) {
+			// A batch of the requests that wait, each one's client
+			// waiting against its timeout: a bounded one, so that a flood
+			// of requests (a stranger's) cannot keep the thread from its
+			// clients; the endpoint stays readable for the rest. It may
+			// have gone or paused in this batch, or with the last one
+			// taken.
+			for (unsigned taken = 0; taken < ACCEPTS_PER_WAKE && ep_ && !paused_ &&
+						 (r = accept_one()) == Result::DONE;
+			     taken++) {
 			}
 			if (r == Result::RETRY)
 				r = Result::DONE;
@@ -525,6 +608,8 @@ Result Server::conn_event(Connection &c)
 	}
 	if (c.state == Connection::State::Connecting && ev == RPMA_CONN_ESTABLISHED) {
 		c.state = Connection::State::Serving;
+		if (free_.empty())
+			listen_as_places_allow();
 		if (++established_ == clients() && clients() > 1)
 			note("%s[%u]: all %zu clients connected, %.3f s after the first one came\n",
 			     td_->io_ops->name, td_->thread_number, clients(),
@@ -535,8 +620,7 @@ Result Server::conn_event(Connection &c)
 	// its connection come up (rdma_cm then never says ESTABLISHED):
 	// ended() judges it by its run, as any other end.
 	if (c.state == Connection::State::Connecting && ev != RPMA_CONN_CLOSED) {
-		lose(c, ECONNABORTED, "never completed its connection (%s)",
-		     rpma_utils_conn_event_2str(ev));
+		give_back(c, rpma_utils_conn_event_2str(ev));
 		return Result::DONE;
 	}
 	return ended(c, ev);
@@ -617,6 +701,10 @@ Result Server::checks()
 		return Result::FAILED;
 	const auto now = Clock::now();
 	const Options &o = options_of(td_);
+	tell_lost(false);
+	// the last connection being made may have ended otherwise (lose())
+	if (paused_)
+		listen_as_places_allow();
 	if (ep_ && td_->o.timeout &&
 	    now - listening_since_ > std::chrono::microseconds(td_->o.timeout)) {
 		// those that came are served to their end; the job fails then
@@ -625,8 +713,8 @@ Result Server::checks()
 		stop_listening();
 		gave_up_ = true;
 	}
-	for (size_t k = 0; k < accepted_; k++)
-		if (failed(check_connection(*conns_[k], now)))
+	for (const auto &c : conns_)
+		if (failed(check_connection(*c, now)))
 			return Result::FAILED;
 	return Result::DONE;
 }
@@ -639,7 +727,9 @@ Result Server::check_connection(Connection &c, Clock::time_point now)
 	// answer again only every few seconds
 	if (c.state == Connection::State::Connecting && signs_of(c) == 0 &&
 	    now - c.since > std::chrono::milliseconds(HANDSHAKE_TIMEOUT_MS)) {
-		lose(c, ECONNABORTED, "never completed its connection (timed out)");
+		static const std::string why = "no answer within " +
+					       std::to_string(HANDSHAKE_TIMEOUT_MS / 1000) + " s";
+		give_back(c, why.c_str());
 		return Result::DONE;
 	}
 	if (c.state != Connection::State::Serving)
@@ -706,7 +796,7 @@ Result Server::link_check()
 
 Connection *Server::connection_of_qp(uint32_t qp, size_t likely)
 {
-	if (likely < accepted_ && conns_[likely]->conn && conns_[likely]->qp == qp)
+	if (likely < conns_.size() && conns_[likely]->conn && conns_[likely]->qp == qp)
 		return conns_[likely].get();
 	auto it = by_qp_.find(qp);
 	return it == by_qp_.end() ? nullptr : conns_[it->second].get();

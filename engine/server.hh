@@ -13,6 +13,14 @@
 // and closed; with clients=N the others go on. The job ends once every
 // client came and ended its run, and fails if any of them failed.
 //
+// Anyone who reaches the port may send connection requests. A request
+// that cannot be taken, or is accepted and never completes (given up, or
+// its handshake left unfinished for HANDSHAKE_TIMEOUT_MS), gives its place
+// back: it is no client, fails nothing and touches no connected client,
+// however many there are. While every place is taken and some connection
+// is still being made, the listener is paused (new requests wait); once
+// every place holds a connection made, it stops.
+//
 // One thread waits on one epoll set (wait_set.hh) that holds the listening
 // endpoint, each connection's events and completions, the flavour's own
 // queue and a tick of CHECK_PERIOD: accepting and connection events are
@@ -147,11 +155,8 @@ private:
 	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
 	Result listen();
 	// DONE with *req, or with nullptr for a request that could not be
-	// taken (reported); RETRY if none waits; FAILED.
+	// taken (told); RETRY if none waits; FAILED.
 	Result next_request(rpma_conn_req **req);
-	// DONE (reported: the next request may be taken), or FAILED (the job)
-	// for a call that failed on the endpoint every time
-	Result request_failed(const char *call, const char *what, int ret);
 	Result serve();
 	// The job's verdict once the serving ends.
 	Result verdict();
@@ -161,6 +166,22 @@ private:
 	// Takes the next request: DONE if one was taken (or failed, reported),
 	// RETRY if none waits.
 	Result accept_one();
+	// c's connection request never completed (why): c's place is free
+	// again, for the next request.
+	void give_back(Connection &c, const char *why);
+	// A connection request could not be taken or accepted (what
+	// happened): the first told in full, the others counted (tell_lost).
+	void request_lost(const std::string &what);
+	// Counts a request that came to nothing: true for the first of its
+	// kind (*told then set), which the caller tells in full.
+	bool first_lost(bool *told);
+	// Tells the requests lost since the last time, if LOST_TELL_PERIOD
+	// passed or `now_or_never`.
+	void tell_lost(bool now_or_never);
+	// The listener while places are free, paused while every place is
+	// taken and some connection is still being made, stopped once every
+	// place holds a connection made (or runtime= gave up).
+	void listen_as_places_allow();
 	Result watch(Connection &c);
 	// Adds c's fd to the wait set; false if it could not (c lost).
 	bool wait_on(Connection &c, int fd, Kind kind);
@@ -182,11 +203,17 @@ private:
 	WaitSet waits_;
 	rpma_ep *ep_ = nullptr;
 	std::string port_;
-	size_t accepted_ = 0;          // connection requests taken
-	size_t established_ = 0;       // connections that came up
-	size_t live_ = 0;              // connections Connecting or Serving
-	unsigned failed_requests_ = 0; // in a row (next_request)
-	bool gave_up_ = false;         // runtime= passed before all came
+	std::vector<size_t> free_;    // the places Waiting, the next one taken last
+	size_t accepted_ = 0;         // places taken: conns_.size() - free_.size()
+	size_t established_ = 0;      // connections that came up
+	size_t live_ = 0;             // connections Connecting or Serving
+	bool paused_ = false;         // the listener out of the wait set
+	uint64_t lost_ = 0;           // connection requests that came to nothing
+	uint64_t lost_told_ = 0;      // ... of which told
+	bool told_not_taken_ = false; // the first one not taken or accepted
+	bool told_never_completed_ = false;
+	Clock::time_point told_at_{}; // when lost requests were last told
+	bool gave_up_ = false;        // runtime= passed before all came
 	bool served_ = false;
 	bool working_ = false;   // inside work()
 	bool soft_roce_ = false; // the device is rxe (FS DAX: a warning)
@@ -197,6 +224,10 @@ private:
 	static constexpr auto CHECK_PERIOD = std::chrono::milliseconds(POLL_MS);
 	// a probe failed by the client's disconnect precedes that event by little
 	static constexpr auto DISCONNECT_GRACE = std::chrono::seconds(1);
+	// a stranger may send requests without end: a line at most this often
+	static constexpr auto LOST_TELL_PERIOD = std::chrono::seconds(10);
+	// connection requests taken at one wake, between the clients' work
+	static constexpr unsigned ACCEPTS_PER_WAKE = 16;
 };
 
 }

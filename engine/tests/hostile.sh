@@ -179,6 +179,51 @@ gives_up() {
 	expect "$name" says-one-of server "could not be taken" "could not be accepted"
 }
 
+# strangers KIND: a server of clients=3 serves two clients of ours (one
+# fio, numjobs=2) while a host that reaches its port sends 1,000 connection
+# requests, each given up at once (rogue_client gives-up 1000), then one
+# that never completes its handshake (no-rtu); then the third client of
+# ours comes. A request that never completes gives its place back (the
+# one left incomplete within HANDSHAKE_TIMEOUT_MS, engine/conn_events.hh)
+# and no number of them ends the job: all three clients end with 0 errors,
+# data verified, and the job well
+strangers() {
+	local kind=$1 name=$1-clients3-strangers-then-a-client two r1 r2 crc crc3 src
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
+	begin_case "$name"
+	fio_server "$kind" --clients=3 --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
+	server_listens 30
+	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
+		--size=1m --time_based --runtime=40 --verify=crc32c --verify_backlog=64
+	two=$(pid_of client)
+	moved client client12
+	await_connections 2 60
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" gives-up 1000 >"$(case_dir)/rogue.log" 2>&1
+	r1=$?
+	fact rogue.status $r1
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" no-rtu >"$(case_dir)/no-rtu.log" 2>&1 &
+	local no_rtu=$!
+	wait_for_text "$(case_dir)/no-rtu.log" "left incomplete" 30
+	fio_client "$kind" --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m \
+		--verify=crc32c --connect_timeout=60
+	crc3=$?
+	waited no-rtu "$no_rtu" 60
+	r2=$?
+	waited client12 "$two" 120
+	crc=$?
+	waited server "$(pid_of server)" 60
+	src=$?
+	echo "  $name: strangers $r1 $r2, clients $crc and $crc3, server $src"
+	expect "$name" status rogue ok
+	expect "$name" status no-rtu ok
+	expect "$name" status client12 ok
+	expect "$name" status client ok
+	expect "$name" status server ok
+	expect "$name" says rogue "1000 connection requests sent and given up"
+	expect "$name" says server "never completed, its place given back"
+	expect "$name" never-says server "; the others go on"
+}
+
 # end_then_silence KIND: a client whose end-of-run request (GPSPM) or
 # notice (APM) came, then nothing (rogue_client KIND-ends-then-silent: its
 # queue pair drops the probes, no disconnect), as a client whose
@@ -213,6 +258,8 @@ hostile_cases() {
 	probe_during_answer
 	rooms_full
 	gives_up
+	strangers gpspm
+	strangers apm
 	end_then_silence gpspm
 	end_then_silence apm
 }

@@ -29,9 +29,13 @@
 //                  for 5 s), then sends one more request, posts the
 //                  receives (the answers complete, the probe fails) and
 //                  disconnects
-//   gives-up       sends a connection request and, at once, destroys its
+//   gives-up [N]   sends a connection request and, at once, destroys its
 //                  connection: a request the server (stopped meanwhile)
-//                  finds already given up when it takes it
+//                  finds already given up when it takes it; N times (1)
+//   no-rtu         sends a connection request and never completes it: the
+//                  server's answer is left unread, so that the last
+//                  message of the handshake (the RTU) never goes out; holds
+//                  it for 20 s
 //   rooms-full     holds a GPSPM server's answers back (no receive posted
 //                  for them) while it sends max_msg_num flush requests,
 //                  then one more, which waits in the server for a send
@@ -41,7 +45,8 @@
 // Exits 0 when the server (or its RDMA device) did what it must: ended the
 // connection within 30 s (gpspm-*, imm-*) or 90 s (silent), or failed the
 // write with a remote access error (outside); after-end and gives-up when
-// it sent all; rooms-full when every answer came, in its request's order; 1 otherwise;
+// it sent all (no-rtu: and held it); rooms-full when every answer came, in its
+// request's order; 1 otherwise;
 // 2 on a local failure.
 #include "wire_format.hh"
 #include "rogue.hh"
@@ -54,6 +59,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -509,6 +515,35 @@ int ends_then_silent(const char *ip, const char *port, bool apm)
 	return 0;
 }
 
+// A stranger that reaches the port: `count` connection requests, each
+// given up at once, or (no_rtu) one left incomplete for 20 s.
+int stranger(const char *ip, const char *port, unsigned long count, bool no_rtu)
+{
+	rpma_peer *peer;
+	int ret = rogue::open_peer(ip, RPMA_UTIL_IBV_CONTEXT_REMOTE, &peer);
+	if (ret)
+		return ret;
+	for (unsigned long i = 0; i < count; i++) {
+		rpma_conn_req *req;
+		rpma_conn *conn;
+		if ((ret = rpma_conn_req_new(peer, ip, port, nullptr, &req)))
+			return failed("rpma_conn_req_new", ret);
+		if ((ret = rpma_conn_req_connect(&req, nullptr, &conn)))
+			return failed("rpma_conn_req_connect", ret);
+		if (no_rtu) {
+			// its answer, and the RTU that reading it sends, wait
+			std::printf("a connection request sent, its handshake left incomplete\n");
+			std::fflush(stdout);
+			std::this_thread::sleep_for(std::chrono::seconds(20));
+		}
+		(void)rpma_conn_delete(&conn); // not connected: what it ends may fail
+	}
+	if (!no_rtu)
+		std::printf("%lu connection requests sent and given up\n", count);
+	rpma_peer_delete(&peer);
+	return 0;
+}
+
 } // namespace
 
 const char *const rogue::NAME = "rogue_client";
@@ -522,6 +557,10 @@ int main(int argc, char *argv[])
 		return rooms_full(argv[1], argv[2]);
 	if ((mode == "gpspm-ends-then-silent" || mode == "apm-ends-then-silent") && argc == 4)
 		return ends_then_silent(argv[1], argv[2], mode == "apm-ends-then-silent");
+	if (mode == "gives-up" && argc == 5)
+		return stranger(argv[1], argv[2], std::strtoul(argv[4], nullptr, 10), false);
+	if (mode == "no-rtu" && argc == 4)
+		return stranger(argv[1], argv[2], 1, true);
 	if (argc != 4 ||
 	    (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
 	     mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end" &&
@@ -530,7 +569,7 @@ int main(int argc, char *argv[])
 			     "usage: %s IP PORT "
 			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end|"
 			     "probe-during-answer|rooms-full|gpspm-ends-then-silent|"
-			     "apm-ends-then-silent|gives-up\n",
+			     "apm-ends-then-silent|gives-up [N]|no-rtu\n",
 			     argv[0]);
 		return 2;
 	}
