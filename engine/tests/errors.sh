@@ -164,6 +164,12 @@ no_server() {
 # connect_timeout= for a server that cannot be reached.
 connect_errors() {
 	local name=connect-provider-error start
+	# the sanitizers' runtime must be fio's first preload (safety.sh)
+	if [[ -n "${FIO_PRELOAD:-}" ]]; then
+		skip "$name" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
+		skip connect-refused "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
+		return
+	fi
 	begin_case "$name"
 	fio_server apm --filename=malloc --size=1m
 	server_listens 30
