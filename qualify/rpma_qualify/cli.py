@@ -63,7 +63,11 @@ def cmd_compare(a):
     c = report.write_compare(a.out, runs, names)
     print("%s: %s" % (os.path.join(a.out, "compare.html"), ", ".join(
         "%d %s" % (n, k) for k, n in sorted(c["counts"].items()))))
-    if a.fail_on_regression and c["counts"].get("regression"):
+    for g in c["lost"]:
+        print("rpma-qualify: %s lost %d points that %s completed: %s" % (
+            g["run"], len(g["points"]), names[0], ", ".join(g["points"])),
+            file=sys.stderr)
+    if a.fail_on_regression and (c["counts"].get("regression") or c["lost"]):
         return 1
     return 0
 

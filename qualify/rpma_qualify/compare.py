@@ -10,7 +10,11 @@ hold:
 Otherwise the point is "same". The direction (regression or improvement)
 follows whether higher or lower is better for the metric. floor_pct and
 spread_factor come from the base run's plan ("compare"); the defaults are
-10 % and 2."""
+10 % and 2.
+
+A point that the base run completed (one repeat done at least) and a later
+run did not (no repeat done, or no such point) is "lost" by that run: a
+gate fails on it as on a regression."""
 
 from . import summary
 
@@ -30,10 +34,30 @@ def rule(a, b, better, floor_pct, factor):
     return ("improvement" if good else "regression"), change, allow
 
 
+def _completed(res):
+    return {p["id"] for p in res["points"]
+            if any(r["status"] == "done" for r in p["repeats"])}
+
+
+def lost(runs, names):
+    """[{"run": name, "points": [ids]}] of each run after the base that
+    lacks points the base completed, in the base's order."""
+    had = [p["id"] for p in runs[0]["points"]
+           if p["id"] in _completed(runs[0])]
+    out = []
+    for res, name in zip(runs[1:], names[1:]):
+        done = _completed(res)
+        gone = [pid for pid in had if pid not in done]
+        if gone:
+            out.append({"run": name, "points": gone})
+    return out
+
+
 def compare(runs, names=None):
     """runs: the results of A (base), B, ... Returns {"metrics", "points":
     [{id, series, ..., "metrics": {m: {"values": [median per run],
     "changes": [{verdict, change, allowance} per run after A]}}}]}"""
+    names = names or ["run %d" % (k + 1) for k in range(len(runs))]
     base = runs[0]
     cfg = base["plan"]["compare"]
     metrics = cfg["metrics"]
@@ -60,6 +84,6 @@ def compare(runs, names=None):
         for m in e["metrics"].values():
             for c in m["changes"]:
                 counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
-    return {"runs": names or [], "metrics": metrics, "rule": {
+    return {"runs": names, "metrics": metrics, "rule": {
         "floor_pct": cfg["floor_pct"], "spread_factor": cfg["spread_factor"]},
-        "points": out, "counts": counts}
+        "points": out, "counts": counts, "lost": lost(runs, names)}

@@ -379,6 +379,10 @@ def write_compare(out, runs, names):
                     fmt(c["rule"]["spread_factor"])))
     body.append("<p>%s</p>" % esc(", ".join(
         "%d %s" % (n, k) for k, n in sorted(c["counts"].items()))))
+    for g in c["lost"]:
+        body.append("<p class=fail>%s lost %d points that %s completed: %s"
+                    "</p>" % (esc(g["run"]), len(g["points"]), esc(names[0]),
+                              esc(", ".join(g["points"]))))
     for name in _series(base):
         pts = [p for p in base["points"] if p["series"] == name]
         rs = [(nm, [(label(p, pts), s.get(p["id"], {})) for p in pts])

@@ -3,8 +3,10 @@
 two-guest bed (qualify/tests/data): fio's JSON, the statistics, the
 verdicts, the comparison rule, the plans."""
 
+import contextlib
 import copy
 import importlib.util
+import io
 import json
 import os
 import re
@@ -334,6 +336,47 @@ class CompareRule(unittest.TestCase):
                              "regression")
             self.assertEqual(p["metrics"]["iops"]["changes"][0]["verdict"],
                              "regression")
+
+
+class CompareGate(unittest.TestCase):
+    """compare --fail-on-regression on a new run that lost points."""
+
+    def lost_run(self):
+        base = run_result(recorded, reps=3)
+        new = copy.deepcopy(base)
+        failed = new["points"][1]
+        for i in range(len(failed["repeats"])):
+            failed["repeats"][i] = {"status": "failed", "reason": "fio exit 1"}
+        gone = new["points"].pop(2)
+        return base, new, [failed["id"], gone["id"]]
+
+    def test_lost_points_named(self):
+        base, new, lost = self.lost_run()
+        c = compare.compare([base, new], ["old", "new"])
+        self.assertEqual(c["lost"], [{"run": "new", "points": lost}])
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_gate_fails_naming_them(self):
+        from rpma_qualify import cli, runner
+        base, new, lost = self.lost_run()
+        with tempfile.TemporaryDirectory() as d:
+            dirs = []
+            for name, res in (("old", base), ("new", new)):
+                os.mkdir(os.path.join(d, name))
+                runner.save(os.path.join(d, name), res)
+                dirs.append(os.path.join(d, name))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                rc = cli.main(["compare"] + dirs + [
+                    "--out", os.path.join(d, "cmp"), "--fail-on-regression"])
+                rc_plain = cli.main(["compare"] + dirs + [
+                    "--out", os.path.join(d, "cmp")])
+        self.assertEqual(rc, 1)
+        for pid in lost:
+            self.assertIn(pid, err.getvalue())
+        # without the gate the comparison still says so, and exits 0
+        self.assertEqual(rc_plain, 0)
 
 
 class Plans(unittest.TestCase):
