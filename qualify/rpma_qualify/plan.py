@@ -116,6 +116,12 @@ def normalize(plan, overrides=None):
         for a in AXES:
             v = s.get(a, ["4k"] if a == "bs" else [1])
             s[a] = v if isinstance(v, list) else [v]
+            if not s[a]:
+                # a product with an empty factor: the series would run
+                # nothing, and a verdict on nothing passes
+                raise PlanError("series %s: %s is an empty sweep: the "
+                                "series has no point (give it a value)"
+                                % (name, a))
         if s["mode"].startswith("aof"):
             if s["rw"] not in ("write", "read"):
                 raise PlanError("series %s: the append-only log writes or "
@@ -169,6 +175,11 @@ def points(plan):
                         "memory": s["memory"],
                         "server_options": s.get("server_options", {}),
                         "client_options": s.get("client_options", {}), **v})
+    if not out and plan.get("only"):
+        raise PlanError("--only %s: no point of the plan matches"
+                        % " ".join(plan["only"]))
+    if not out:
+        raise PlanError("plan %s has no point" % plan.get("name", "?"))
     return out
 
 
@@ -188,9 +199,6 @@ def select(plan, patterns):
     p = json.loads(json.dumps(plan))
     p["only"] = list(patterns)
     names = {pt["series"] for pt in points(p)}
-    if not names:
-        raise PlanError("--only %s: no point of the plan matches"
-                        % " ".join(patterns))
     p["series"] = [s for s in p["series"] if s["name"] in names]
     p["thresholds"] = [t for t in p["thresholds"]
                        if t.get("series", min(names)) in names]

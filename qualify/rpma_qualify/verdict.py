@@ -23,12 +23,16 @@ def judge(res, summ=None):
     cases = []
     bad = [p["id"] for p in res["points"]
            if summ[p["id"]]["failed_repeats"] or summ[p["id"]]["pending_repeats"]]
+    if not res["points"]:
+        msg = "the run has no point"
+    elif bad:
+        msg = "failed or not run: %s" % ", ".join(bad)
+    else:
+        msg = "all %d points" % len(res["points"])
     cases.append({
         "name": "every point completed",
-        "metric": "failed_repeats", "passed": not bad,
-        "message": ("all %d points" % len(res["points"]) if not bad else
-                    "failed or not run: %s" % ", ".join(bad)),
-        "points": []})
+        "metric": "failed_repeats", "passed": bool(res["points"]) and not bad,
+        "message": msg, "points": []})
     for i, t in enumerate(res["plan"].get("thresholds", [])):
         name = t.get("name") or "threshold %d: %s" % (i + 1, t["metric"])
         pts = [p for p in res["points"] if matches(p, t)]

@@ -425,6 +425,42 @@ class Plans(unittest.TestCase):
         with self.assertRaises(planmod.PlanError):
             planmod.points(p)
 
+    def test_empty_sweeps(self):
+        # a sweep of no value drops its series: an error naming both
+        one = {"name": "a", "mode": "apm", "rw": "write"}
+        for axis in planmod.AXES:
+            with self.assertRaisesRegex(planmod.PlanError,
+                                        r"series a: %s" % axis):
+                planmod.normalize({"series": [dict(one, **{axis: []})]})
+        # every series of the quick plan emptied: no point to run
+        with open(os.path.join(HERE, "..", "plans", "quick.json")) as f:
+            quick = json.load(f)
+        for s in quick["series"]:
+            s["iodepth"] = []
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "empty.json")
+            with open(path, "w") as f:
+                json.dump(quick, f)
+            from rpma_qualify import cli
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                rc_plans = cli.main(["plans", path])
+                rc_run = cli.main(["run", path, "--target", "127.0.0.1",
+                                   "--initiator", "127.0.0.1", "--out",
+                                   os.path.join(d, "run"), "--quiet"])
+            self.assertEqual((rc_plans, rc_run), (2, 2))
+            self.assertIn("series apm-write: iodepth", err.getvalue())
+            self.assertFalse(os.path.exists(os.path.join(d, "run",
+                                                         "results.json")))
+
+    def test_no_point_fails_verdict(self):
+        # a run of no point (written before plans were checked for it)
+        # passes no verdict
+        res = run_result(recorded)
+        res["points"] = []
+        self.assertFalse(verdict.judge(res)[0]["passed"])
+
     def test_job_files(self):
         p = planmod.normalize({"series": [
             {"name": "c", "mode": "gpspm", "rw": "write", "clients": [3],
