@@ -12,11 +12,14 @@ follows whether higher or lower is better for the metric. floor_pct and
 spread_factor come from the base run's plan ("compare"); the defaults are
 10 % and 2.
 
+Counts (summary.COUNTS) have no spread to judge: each has its own rule,
+count_rule() below.
+
 A point that the base run completed (one repeat done at least) and a later
 run did not (no repeat done, or no such point) is "lost" by that run: a
 gate fails on it as on a regression."""
 
-from . import summary
+from . import plan as planmod, summary
 
 
 def rule(a, b, better, floor_pct, factor):
@@ -32,6 +35,37 @@ def rule(a, b, better, floor_pct, factor):
     up = change > 0
     good = up if better == "higher" else not up
     return ("improvement" if good else "regression"), change, allow
+
+
+def count_rule(a, b, metric, floor_pct):
+    """a, b: {"count", "ran"} of one count metric in runs A and B (ran: the
+    repeats that ran, done or failed). Returns (verdict, change %,
+    allowance %):
+      verify_errors: any more is a regression, any fewer an improvement
+        (a block that did not read back as written is never noise);
+      failed_repeats: the same, of the share of the repeats that failed;
+      rnr_naks, retries: per repeat that ran, a regression when B's is
+        above A's by more than floor_pct (from none to any is one), an
+        improvement when A's is so above B's (device counters of a healthy
+        link may move a little)."""
+    if not a or not b or not a["ran"] or not b["ran"]:
+        return "missing", None, None
+    if metric == "verify_errors":
+        va, vb, allow = a["count"], b["count"], 0.0
+    else:
+        va, vb = a["count"] / a["ran"], b["count"] / b["ran"]
+        allow = 0.0 if metric == "failed_repeats" else float(floor_pct)
+    change = (vb - va) / va * 100 if va else None
+    grow = 1 + allow / 100
+    if vb > va * grow:
+        return "regression", change, allow
+    if va > vb * grow:
+        return "improvement", change, allow
+    return "same", change, allow
+
+
+def _count(s, metric):
+    return {"count": s[metric], "ran": s["ran_repeats"]} if s else None
 
 
 def _completed(res):
@@ -61,6 +95,8 @@ def compare(runs, names=None):
     base = runs[0]
     cfg = base["plan"]["compare"]
     metrics = cfg["metrics"]
+    # a base run written before plans' metrics were checked
+    planmod.check_metrics(metrics, "the base run's compare.metrics")
     summs = [summary.run(r) for r in runs]
     out = []
     for p in base["points"]:
@@ -69,12 +105,19 @@ def compare(runs, names=None):
         entry["metrics"] = {}
         for m in metrics:
             better = summary.METRICS[m][1]
-            vals = [s.get(p["id"], {}).get(m) for s in summs]
+            if m in summary.COUNTS:
+                vals = [_count(s.get(p["id"]), m) for s in summs]
+            else:
+                vals = [s.get(p["id"], {}).get(m) for s in summs]
             changes = []
             for v in vals[1:]:
-                verdict, ch, allow = rule(vals[0], v, better,
-                                          cfg["floor_pct"],
-                                          cfg["spread_factor"])
+                if m in summary.COUNTS:
+                    verdict, ch, allow = count_rule(vals[0], v, m,
+                                                    cfg["floor_pct"])
+                else:
+                    verdict, ch, allow = rule(vals[0], v, better,
+                                              cfg["floor_pct"],
+                                              cfg["spread_factor"])
                 changes.append({"verdict": verdict, "change_pct": ch,
                                 "allowance_pct": allow})
             entry["metrics"][m] = {"summaries": vals, "changes": changes}

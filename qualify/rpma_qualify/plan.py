@@ -132,6 +132,10 @@ def normalize(plan, overrides=None):
     for t in p["thresholds"]:
         if "metric" not in t or ("max" not in t and "min" not in t):
             raise PlanError("threshold %r needs a metric and a max or min" % t)
+        check_metrics([t["metric"]], "threshold %s" % t.get("name", t))
+    if not isinstance(p["compare"]["metrics"], list):
+        raise PlanError("compare.metrics must be a list of metrics")
+    check_metrics(p["compare"]["metrics"], "compare.metrics")
     try:
         size = size_bytes(p["size"])
     except ValueError:
@@ -142,6 +146,17 @@ def normalize(plan, overrides=None):
         if not isinstance(p[k], int) or p[k] < (1 if k == "repeats" else 0):
             raise PlanError("%s must be a whole number (%r)" % (k, p[k]))
     return p
+
+
+def check_metrics(names, where):
+    """Raises PlanError naming an unknown metric of names, and the known
+    ones (summary.METRICS)."""
+    # summary reads plans' sizes: imported here, not at the top
+    from . import summary
+    for m in names:
+        if m not in summary.METRICS:
+            raise PlanError("%s: no metric %r; the metrics are %s" % (
+                where, m, ", ".join(summary.METRICS)))
 
 
 def size_bytes(s):

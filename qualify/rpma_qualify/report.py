@@ -397,12 +397,16 @@ def write_compare(out, runs, names):
         for m, v in e["metrics"].items():
             h.append("<tr><td class=l>%s</td><td class=l>%s (%s is better)"
                      "</td>" % (esc(e["id"]), esc(m), summary.METRICS[m][1]))
-            h += ["<td>%s</td>" % fmt(s["median"] if s else None)
+            # a count's figure is its total over the repeats
+            h += ["<td>%s</td>" % fmt(s.get("median", s.get("count"))
+                                      if s else None)
                   for s in v["summaries"]]
             for ch in v["changes"]:
-                h.append("<td class=%s>%s %s%% (allowance %s%%)</td>" % (
+                h.append("<td class=%s>%s%s (allowance %s%%)</td>" % (
                     ch["verdict"], ch["verdict"],
-                    fmt(ch["change_pct"]), fmt(ch["allowance_pct"])))
+                    "" if ch["change_pct"] is None
+                    else " %s%%" % fmt(ch["change_pct"]),
+                    fmt(ch["allowance_pct"])))
             h.append("</tr>")
     h.append("</table>")
     body.append("<h2>Points</h2>" + "".join(h))

@@ -69,6 +69,7 @@ def point(p, baselines):
                                 if r["status"] == "failed")
     out["pending_repeats"] = sum(1 for r in p["repeats"]
                                  if r["status"] == "pending")
+    out["ran_repeats"] = len(p["repeats"]) - out["pending_repeats"]
     # the per-client view of the repeat with the median IOPS
     pcs = [r["metrics"]["per_client"] for r in done
            if r["metrics"].get("per_client")]

@@ -379,6 +379,74 @@ class CompareGate(unittest.TestCase):
         self.assertEqual(rc_plain, 0)
 
 
+class CompareCounts(unittest.TestCase):
+    """compare.metrics: checked when the plan is read; counts compared by
+    their own rule."""
+
+    def test_unknown_metric(self):
+        one = [{"name": "a", "mode": "apm", "rw": "write"}]
+        with self.assertRaisesRegex(planmod.PlanError,
+                                    r"lat_p95.*iops.*verify_errors"):
+            planmod.normalize({"series": one,
+                               "compare": {"metrics": ["iops", "lat_p95"]}})
+        with self.assertRaisesRegex(planmod.PlanError, r"iops_x"):
+            planmod.normalize({"series": one, "thresholds": [
+                {"metric": "iops_x", "min": 1}]})
+        # a run written before plans were checked: compare's own error
+        res = run_result(recorded)
+        res["plan"] = copy.deepcopy(res["plan"])
+        res["plan"]["compare"]["metrics"] = ["lat_p95"]
+        with self.assertRaisesRegex(planmod.PlanError, r"lat_p95"):
+            compare.compare([res, res])
+
+    def runs(self):
+        plan = copy.deepcopy(QUICK)
+        plan["compare"]["metrics"] = ["iops"] + list(summary.COUNTS)
+        base = run_result(recorded, plan=plan, reps=3)
+        return base, copy.deepcopy(base)
+
+    def verdicts(self, base, new, metric):
+        c = compare.compare([base, new])
+        return [p["metrics"][metric]["changes"][0]["verdict"]
+                for p in c["points"]]
+
+    def test_counts_same(self):
+        base, new = self.runs()
+        c = compare.compare([base, new])
+        self.assertEqual(set(c["counts"]), {"same"})
+
+    def test_one_verify_error_is_a_regression(self):
+        base, new = self.runs()
+        # the figures unchanged: no spread can hide a verify error
+        new["points"][0]["repeats"][1]["metrics"]["verify_errors"] = 1
+        self.assertEqual(self.verdicts(base, new, "verify_errors"),
+                         ["regression", "same", "same", "same"])
+        self.assertEqual(self.verdicts(new, base, "verify_errors")[0],
+                         "improvement")
+
+    def test_failed_repeat_is_a_regression(self):
+        base, new = self.runs()
+        new["points"][3]["repeats"][0] = {"status": "failed", "reason": "x"}
+        self.assertEqual(self.verdicts(base, new, "failed_repeats"),
+                         ["same", "same", "same", "regression"])
+
+    def test_counters(self):
+        base, new = self.runs()
+        for res, naks in ((base, 10), (new, 10)):
+            for r in res["points"][0]["repeats"]:
+                r["counters"] = {"h": {"changed": {}, "rnr_naks": naks,
+                                       "retries": 0}}
+        self.assertEqual(self.verdicts(base, new, "rnr_naks")[0], "same")
+        # from none to some; and more than floor_pct (10 %) more
+        new["points"][1]["repeats"][0]["counters"] = {
+            "h": {"changed": {}, "rnr_naks": 0, "retries": 1}}
+        for r in new["points"][0]["repeats"]:
+            r["counters"]["h"]["rnr_naks"] = 12
+        self.assertEqual(self.verdicts(base, new, "retries")[1], "regression")
+        self.assertEqual(self.verdicts(base, new, "rnr_naks")[0],
+                         "regression")
+
+
 class Plans(unittest.TestCase):
     def test_shipped(self):
         for name in ("quick", "full"):
