@@ -593,9 +593,11 @@ class Ssh(unittest.TestCase):
         try:
             cmd = h.command(["rpma-qualify", "env"])
             self.assertEqual(cmd[:3], ["ssh", "-o", "BatchMode=yes"])
-            self.assertEqual(cmd[-2:], ["192.0.2.9", "rpma-qualify env"])
+            # the host after "--": never read as an option of ssh's
+            self.assertEqual(cmd[-3:], ["--", "192.0.2.9",
+                                        "rpma-qualify env"])
             # one login per host: later commands share the first one's
-            opts = dict(o.split("=", 1) for o in cmd[2:-2:2])
+            opts = dict(o.split("=", 1) for o in cmd[2:-3:2])
             self.assertEqual(opts["ControlMaster"], "auto")
             self.assertTrue(opts["ControlPath"].endswith("/%C"))
             sockets = os.path.dirname(opts["ControlPath"])
@@ -725,8 +727,42 @@ class RunAndContinue(unittest.TestCase):
         self.assertEqual(len(calls), 1 + 2 * 3 + 1)
         paths = {re.search(r"ControlPath=(\S+)", c).group(1) for c in calls}
         self.assertEqual(len(paths), 1)
-        self.assertTrue(calls[-1].endswith("-O exit 192.0.2.9"))
+        self.assertTrue(calls[-1].endswith("-O exit -- 192.0.2.9"))
         self.assertFalse(any("-O exit" in c for c in calls[:-1]))
+
+    def test_host_like_an_option(self):
+        # a name that ssh or perftest would take for an option is refused
+        # where it is read, before anything runs
+        from rpma_qualify import cli, runner
+        plan = self.plan()
+        bad = "-oProxyCommand=touch %s/pwned" % self.tmp.name
+        for opt in ("--target", "--initiator", "--target-rdma"):
+            argv = {"--target": "127.0.0.1", "--initiator": "127.0.0.1"}
+            argv[opt] = bad
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = cli.main(["run", plan, "--out", self.out, "--quiet",
+                               "--ssh"] + [x for k, v in argv.items()
+                                           for x in (k, v)])
+            self.assertEqual(rc, 2, opt)
+            self.assertIn(opt, err.getvalue())
+            self.assertFalse(os.path.exists(self.out), opt)
+        # and in a run's results.json, on continue
+        self.assertEqual(cli.main(["run", plan, "--target", "127.0.0.1",
+                                   "--initiator", "127.0.0.1", "--out",
+                                   self.out, "--quiet", "--stop-after", "0"]),
+                         0)
+        res = runner.load(self.out)
+        res["setup"]["initiators"].append(bad)
+        runner.save(self.out, res)
+        calls = self.ncalls()
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(cli.main(["continue", self.out, "--quiet"]), 2)
+        self.assertIn(bad, err.getvalue())
+        self.assertEqual(self.ncalls(), calls)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name,
+                                                     "pwned")))
 
     def test_failed_point(self):
         from rpma_qualify import cli, runner
