@@ -1,16 +1,26 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The comparison rule.
+"""The comparison rules (rpma-qualify(1), COMPARISON RULE).
 
-A point's metric differs between a base run A and a run B only when both
-hold:
+A point's metric in a run B is compared with the base run A by a
+Mann-Whitney U test of their repeats where the numbers of repeats let the
+test reach its level (alpha) at all: B differs from A when the test's
+exact two-sided p-value is below alpha and the medians differ by more
+than floor_pct. A rank test: one outlier repeat moves U by at most the
+other run's number of repeats, whatever its size, where it widened the
+range rule's allowance without bound.
+
+With fewer repeats (3 and 3: the smallest p is 0.1) the older range rule
+decides, and the change says so ("test": "range"): B differs only when
   1. the ranges of the two runs' repeats (min..max) do not overlap, and
   2. the medians differ by more than the allowance:
        max(floor_pct, spread_factor * larger relative spread of A and B)
      where a run's relative spread is (max - min) / median of its repeats.
+One outlier can hide a change from it.
+
 Otherwise the point is "same". The direction (regression or improvement)
-follows whether higher or lower is better for the metric. floor_pct and
-spread_factor come from the base run's plan ("compare"); the defaults are
-10 % and 2.
+follows whether higher or lower is better for the metric. alpha,
+floor_pct and spread_factor come from the base run's plan ("compare");
+the defaults are 0.05, 10 % and 2.
 
 Counts (summary.COUNTS) have no spread to judge: each has its own rule,
 count_rule() below.
@@ -19,22 +29,38 @@ A point that the base run completed (one repeat done at least) and a later
 run did not (no repeat done, or no such point) is "lost" by that run: a
 gate fails on it as on a regression."""
 
-from . import plan as planmod, summary
+from . import plan as planmod, stats, summary
+
+DEFAULT_ALPHA = 0.05
 
 
-def rule(a, b, better, floor_pct, factor):
-    """a, b: stats.summary of one metric in runs A and B. Returns (verdict,
-    change %, allowance %)."""
+def rule(a, b, better, cfg):
+    """a, b: stats.summary of one metric in runs A and B; cfg: the plan's
+    "compare". Returns {verdict, change_pct, allowance_pct, test, p}."""
+    out = {"verdict": "missing", "change_pct": None, "allowance_pct": None,
+           "test": None, "p": None}
     if not a or not b or not a["median"]:
-        return "missing", None, None
+        return out
     change = (b["median"] - a["median"]) / a["median"] * 100
-    allow = max(floor_pct, factor * max(a["spread_pct"], b["spread_pct"]))
-    overlap = a["min"] <= b["max"] and b["min"] <= a["max"]
-    if overlap or abs(change) <= allow:
-        return "same", change, allow
-    up = change > 0
-    good = up if better == "higher" else not up
-    return ("improvement" if good else "regression"), change, allow
+    floor = cfg["floor_pct"]
+    alpha = cfg.get("alpha", DEFAULT_ALPHA)
+    if stats.smallest_p(a["n"], b["n"]) < alpha:
+        p = stats.mann_whitney(a["values"], b["values"])
+        same = p >= alpha or abs(change) <= floor
+        out.update(test="mann-whitney", p=p, allowance_pct=floor)
+    else:
+        allow = max(floor, cfg["spread_factor"] * max(a["spread_pct"],
+                                                      b["spread_pct"]))
+        overlap = a["min"] <= b["max"] and b["min"] <= a["max"]
+        same = overlap or abs(change) <= allow
+        out.update(test="range", allowance_pct=allow)
+    out["change_pct"] = change
+    if same:
+        out["verdict"] = "same"
+    else:
+        good = change > 0 if better == "higher" else change < 0
+        out["verdict"] = "improvement" if good else "regression"
+    return out
 
 
 def count_rule(a, b, metric, floor_pct):
@@ -114,12 +140,11 @@ def compare(runs, names=None):
                 if m in summary.COUNTS:
                     verdict, ch, allow = count_rule(vals[0], v, m,
                                                     cfg["floor_pct"])
+                    changes.append({"verdict": verdict, "change_pct": ch,
+                                    "allowance_pct": allow, "test": "count",
+                                    "p": None})
                 else:
-                    verdict, ch, allow = rule(vals[0], v, better,
-                                              cfg["floor_pct"],
-                                              cfg["spread_factor"])
-                changes.append({"verdict": verdict, "change_pct": ch,
-                                "allowance_pct": allow})
+                    changes.append(rule(vals[0], v, better, cfg))
             entry["metrics"][m] = {"summaries": vals, "changes": changes}
         out.append(entry)
     counts = {}
@@ -128,5 +153,6 @@ def compare(runs, names=None):
             for c in m["changes"]:
                 counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
     return {"runs": names, "metrics": metrics, "rule": {
-        "floor_pct": cfg["floor_pct"], "spread_factor": cfg["spread_factor"]},
+        "floor_pct": cfg["floor_pct"], "spread_factor": cfg["spread_factor"],
+        "alpha": cfg.get("alpha", DEFAULT_ALPHA)},
         "points": out, "counts": counts, "lost": lost(runs, names)}

@@ -30,7 +30,7 @@ DEFAULTS = {
     "rwmixread": 70,
     "baseline": {"tests": ["write_lat", "read_lat", "write_bw", "read_bw"],
                  "sizes": [], "lat_iters": 1000, "bw_iters": 5000},
-    "compare": {"floor_pct": 10.0, "spread_factor": 2.0,
+    "compare": {"floor_pct": 10.0, "spread_factor": 2.0, "alpha": 0.05,
                 "metrics": ["iops", "lat_p50", "lat_p99"]},
     "thresholds": [],
 }
@@ -136,6 +136,10 @@ def normalize(plan, overrides=None):
     if not isinstance(p["compare"]["metrics"], list):
         raise PlanError("compare.metrics must be a list of metrics")
     check_metrics(p["compare"]["metrics"], "compare.metrics")
+    alpha = p["compare"]["alpha"]
+    if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise PlanError("compare.alpha %r: a level between 0 and 1 (0.05)"
+                        % (alpha,))
     try:
         size = size_bytes(p["size"])
     except ValueError:

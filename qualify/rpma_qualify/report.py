@@ -362,6 +362,16 @@ def write(out, res):
     return all(c["passed"] for c in cases)
 
 
+def _how(ch):
+    """What decided a change: the test's p, or the rule and allowance."""
+    if ch.get("test") == "mann-whitney":
+        return " (U test p=%s)" % fmt(ch["p"])
+    if ch["allowance_pct"] is None:
+        return ""
+    return " (%s rule, allowance %s%%)" % (ch.get("test") or "range",
+                                            fmt(ch["allowance_pct"]))
+
+
 def write_compare(out, runs, names):
     c = comparemod.compare(runs, names)
     with open(os.path.join(out, "compare.json"), "w") as f:
@@ -370,13 +380,21 @@ def write_compare(out, runs, names):
     base = runs[0]
     body = ["<p>Base run: <b>%s</b>; compared: %s.</p>" % (
         esc(names[0]), esc(", ".join(names[1:])))]
+    r = c["rule"]
     body.append("<p>Rule: a point's metric is called a regression or an "
-                "improvement only when the repeats' ranges of the two runs do "
-                "not overlap and the medians differ by more than max(%s %%, "
-                "%s x the larger relative spread (max-min)/median of the two "
-                "runs' repeats); otherwise it is the same.</p>" % (
-                    fmt(c["rule"]["floor_pct"]),
-                    fmt(c["rule"]["spread_factor"])))
+                "improvement when a Mann-Whitney U test of the two runs' "
+                "repeats gives a two-sided p below %s and the medians differ "
+                "by more than %s %%. Where the runs have too few repeats for "
+                "the test to reach that level (3 and 3: p 0.1 at best), the "
+                "range rule decides, which one outlier can blind: the "
+                "repeats' ranges do not overlap and the medians differ by "
+                "more than max(%s %%, %s x the larger relative spread "
+                "(max-min)/median). Counts: any more verify errors or failed "
+                "repeats is a regression; RNR NAKs and retries per repeat "
+                "beyond %s %%.</p>" % (
+                    fmt(r["alpha"]), fmt(r["floor_pct"]),
+                    fmt(r["floor_pct"]), fmt(r["spread_factor"]),
+                    fmt(r["floor_pct"])))
     body.append("<p>%s</p>" % esc(", ".join(
         "%d %s" % (n, k) for k, n in sorted(c["counts"].items()))))
     for g in c["lost"]:
@@ -402,11 +420,10 @@ def write_compare(out, runs, names):
                                       if s else None)
                   for s in v["summaries"]]
             for ch in v["changes"]:
-                h.append("<td class=%s>%s%s (allowance %s%%)</td>" % (
+                h.append("<td class=%s>%s%s%s</td>" % (
                     ch["verdict"], ch["verdict"],
                     "" if ch["change_pct"] is None
-                    else " %s%%" % fmt(ch["change_pct"]),
-                    fmt(ch["allowance_pct"])))
+                    else " %s%%" % fmt(ch["change_pct"]), _how(ch)))
             h.append("</tr>")
     h.append("</table>")
     body.append("<h2>Points</h2>" + "".join(h))

@@ -287,33 +287,43 @@ def summ(vals):
     return stats.summary(vals)
 
 
+def range_rule(a, b, better, floor_pct, factor):
+    """compare.rule on runs of too few repeats for the rank test: the
+    range rule's (verdict, change %, allowance %)."""
+    c = compare.rule(a, b, better, {"floor_pct": floor_pct,
+                                    "spread_factor": factor, "alpha": 0.05})
+    if c["verdict"] != "missing":
+        assert c["test"] == "range", c
+    return c["verdict"], c["change_pct"], c["allowance_pct"]
+
+
 class CompareRule(unittest.TestCase):
     def test_same_within_spread(self):
-        v, ch, allow = compare.rule(summ([100, 110, 105]),
+        v, ch, allow = range_rule(summ([100, 110, 105]),
                                     summ([112, 118, 115]), "higher", 5, 2)
         # 9.5 % change, but the spread of A is 9.5 %: allowance 19 %
         self.assertEqual(v, "same")
         self.assertAlmostEqual(allow, 2 * 10 / 105 * 100)
 
     def test_overlap_is_same(self):
-        v, _, _ = compare.rule(summ([100, 200]), summ([190, 400]),
+        v, _, _ = range_rule(summ([100, 200]), summ([190, 400]),
                                "lower", 1, 0)
         self.assertEqual(v, "same")
 
     def test_regression_and_improvement(self):
         a, b = summ([100, 101, 102]), summ([150, 151, 152])
-        self.assertEqual(compare.rule(a, b, "lower", 10, 2)[0], "regression")
-        self.assertEqual(compare.rule(a, b, "higher", 10, 2)[0],
+        self.assertEqual(range_rule(a, b, "lower", 10, 2)[0], "regression")
+        self.assertEqual(range_rule(a, b, "higher", 10, 2)[0],
                          "improvement")
-        self.assertEqual(compare.rule(b, a, "higher", 10, 2)[0], "regression")
+        self.assertEqual(range_rule(b, a, "higher", 10, 2)[0], "regression")
 
     def test_floor(self):
         a, b = summ([100]), summ([108])
-        self.assertEqual(compare.rule(a, b, "lower", 10, 2)[0], "same")
-        self.assertEqual(compare.rule(a, b, "lower", 5, 2)[0], "regression")
+        self.assertEqual(range_rule(a, b, "lower", 10, 2)[0], "same")
+        self.assertEqual(range_rule(a, b, "lower", 5, 2)[0], "regression")
 
     def test_missing(self):
-        self.assertEqual(compare.rule(None, summ([1]), "lower", 5, 2)[0],
+        self.assertEqual(range_rule(None, summ([1]), "lower", 5, 2)[0],
                          "missing")
 
     def test_same_run_twice(self):
@@ -445,6 +455,89 @@ class CompareCounts(unittest.TestCase):
         self.assertEqual(self.verdicts(base, new, "retries")[1], "regression")
         self.assertEqual(self.verdicts(base, new, "rnr_naks")[0],
                          "regression")
+
+
+def jittered(res, seed, spread=0.1, outlier=None, slower=1.0):
+    """A copy of res whose repeats' figures are each scaled by a factor
+    drawn in [1 - spread, 1 + spread] (seeded), latencies multiplied and
+    IOPS divided by slower; outlier: (repeat, factor) makes that repeat's
+    latencies factor times longer and its IOPS factor times fewer."""
+    import random
+    rnd = random.Random(seed)
+    out = copy.deepcopy(res)
+    for p in out["points"]:
+        for i, r in enumerate(p["repeats"]):
+            f = rnd.uniform(1 - spread, 1 + spread) * slower
+            if outlier and outlier[0] == i:
+                f *= outlier[1]
+            m = r["metrics"]
+            m["lat_us"] = {k: v * f for k, v in m["lat_us"].items()}
+            m["iops"] /= f
+    return out
+
+
+class RankTest(unittest.TestCase):
+    def test_mann_whitney_exact(self):
+        # complete separation of 3 and 3: the smallest two-sided p, 2/20
+        self.assertAlmostEqual(stats.mann_whitney([1, 2, 3], [4, 5, 6]),
+                               0.1)
+        self.assertAlmostEqual(stats.mann_whitney([4, 5, 6], [1, 2, 3]),
+                               0.1)
+        # 9 and 9, one of A below every B: 2 x 97 / C(18, 9)
+        a = [10 + i for i in range(8)] + [0]
+        b = [1 + i / 10 for i in range(9)]
+        self.assertAlmostEqual(stats.mann_whitney(a, b), 2 * 97 / 48620)
+        # ties (fio's percentiles are bucket values): midranks, exact
+        self.assertAlmostEqual(stats.mann_whitney([1, 1, 1], [1, 1, 1]), 1.0)
+        self.assertAlmostEqual(stats.mann_whitney([1, 1, 2, 2],
+                                                  [2, 2, 3, 3]), 6 / 70 * 2)
+        # against every split counted one by one
+        import itertools
+        a, b = [3, 1, 2, 2, 5], [2, 2, 4, 4, 6, 1]
+
+        def u(x, y):
+            return sum((i > j) + (i == j) / 2 for i in x for j in y)
+        pool, far, hits, total = a + b, abs(u(a, b) - 15), 0, 0
+        for idx in itertools.combinations(range(11), 5):
+            x = [pool[i] for i in idx]
+            y = [pool[i] for i in range(11) if i not in idx]
+            total += 1
+            hits += abs(u(x, y) - 15) >= far
+        self.assertAlmostEqual(stats.mann_whitney(a, b), hits / total)
+        # the smallest p a test of m and n repeats can give
+        self.assertAlmostEqual(stats.smallest_p(3, 3), 0.1)
+        self.assertAlmostEqual(stats.smallest_p(4, 4), 2 / 70)
+
+    def test_outlier_cannot_hide_a_slowdown(self):
+        base = jittered(run_result(recorded, reps=9), 1, spread=0.05,
+                        outlier=(4, 2.5))
+        slow = jittered(run_result(recorded, reps=9), 2, spread=0.05,
+                        slower=1.5)
+        c = compare.compare([base, slow])
+        got = {(p["id"], m): v["changes"][0]["verdict"]
+               for p in c["points"] for m, v in p["metrics"].items()}
+        self.assertEqual(set(got.values()), {"regression"}, got)
+        self.assertEqual(len(got), 12)
+        ch = c["points"][0]["metrics"]["iops"]["changes"][0]
+        self.assertEqual(ch["test"], "mann-whitney")
+        self.assertLess(ch["p"], 0.05)
+
+    def test_one_build_twice_is_the_same(self):
+        one = run_result(recorded, reps=9)
+        for seed in range(10):
+            c = compare.compare([jittered(one, 100 + seed),
+                                 jittered(one, 200 + seed)])
+            self.assertEqual(set(c["counts"]), {"same"}, seed)
+
+    def test_too_few_repeats(self):
+        # 3 and 3 cannot reach alpha: the range rule, and the change says
+        # it was not tested
+        base = jittered(run_result(recorded, reps=3), 1, spread=0.05)
+        slow = jittered(base, 2, spread=0.0, slower=3)
+        c = compare.compare([base, slow])
+        ch = c["points"][0]["metrics"]["lat_p50"]["changes"][0]
+        self.assertEqual((ch["verdict"], ch["test"], ch["p"]),
+                         ("regression", "range", None))
 
 
 class Plans(unittest.TestCase):
