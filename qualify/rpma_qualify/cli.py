@@ -46,7 +46,8 @@ def cmd_continue(a):
 
 def cmd_report(a):
     from . import report
-    passed = report.write(a.dir, runner.load(a.dir))
+    ref = runner.load(a.reference) if a.reference else None
+    passed = report.write(a.dir, runner.load(a.dir), ref)
     print("%s: %s" % (os.path.join(a.dir, "report.html"),
                       "verdict PASS" if passed else "verdict FAIL"))
     return 0 if passed else 1
@@ -136,6 +137,9 @@ def main(argv=None):
     c.set_defaults(func=cmd_continue)
     rep = sub.add_parser("report", help="report.html, verdict.json, junit.xml")
     rep.add_argument("dir")
+    rep.add_argument("--reference", metavar="DIR",
+                     help="the run whose medians thresholds relative_to "
+                     "reference multiply")
     rep.set_defaults(func=cmd_report)
     cmp_ = sub.add_parser("compare", help="overlay runs, call changes")
     cmp_.add_argument("dirs", nargs="+")

@@ -133,6 +133,7 @@ def normalize(plan, overrides=None):
         if "metric" not in t or ("max" not in t and "min" not in t):
             raise PlanError("threshold %r needs a metric and a max or min" % t)
         check_metrics([t["metric"]], "threshold %s" % t.get("name", t))
+        _check_relative(t)
     if not isinstance(p["compare"]["metrics"], list):
         raise PlanError("compare.metrics must be a list of metrics")
     check_metrics(p["compare"]["metrics"], "compare.metrics")
@@ -161,6 +162,28 @@ def check_metrics(names, where):
         if m not in summary.METRICS:
             raise PlanError("%s: no metric %r; the metrics are %s" % (
                 where, m, ", ".join(summary.METRICS)))
+
+
+RELATIVE_TO = ("perftest", "reference")
+
+
+def _check_relative(t):
+    """A threshold's relative_to: a base its metric has."""
+    rel = t.get("relative_to")
+    if rel is None:
+        return
+    from . import perftest, summary
+    where = "threshold %s" % t.get("name", t)
+    if rel not in RELATIVE_TO:
+        raise PlanError("%s: relative_to %r is not one of %s"
+                        % (where, rel, ", ".join(RELATIVE_TO)))
+    if rel == "perftest" and t["metric"] not in perftest.COUNTERPARTS:
+        raise PlanError("%s: perftest measures no %s; relative to it: %s"
+                        % (where, t["metric"],
+                           ", ".join(perftest.COUNTERPARTS)))
+    if rel == "reference" and t["metric"] in summary.COUNTS:
+        raise PlanError("%s: %s is a count, judged as it is, not relative "
+                        "to a reference run" % (where, t["metric"]))
 
 
 def size_bytes(s):

@@ -318,11 +318,11 @@ def page(title, body):
             % (esc(title), STYLE, SELF_CHECK, esc(title), body))
 
 
-def write(out, res):
+def write(out, res, reference=None):
     """report.html, verdict.json, junit.xml in out; True if the verdict
-    passed."""
+    passed. reference: the run relative thresholds may name."""
     summ = summary.run(res)
-    cases = verdict.judge(res, summ)
+    cases = verdict.judge(res, summ, reference)
     plan = res["plan"]
     body = ["<p>Plan <b>%s</b>: %s<br>%d points, %d repeats of %d s (after "
             "%d s of ramp); started %s, last update %s; rpma-qualify %s."

@@ -4,7 +4,7 @@ JUnit XML (one test case per threshold)."""
 
 import xml.etree.ElementTree as ET
 
-from . import summary
+from . import perftest, summary
 
 
 def matches(p, t):
@@ -16,10 +16,33 @@ def matches(p, t):
     return True
 
 
-def judge(res, summ=None):
+def _base(t, p, psumm, ref_summ):
+    """The figure a relative threshold's factors multiply for point p, or
+    (None, why) when there is none."""
+    rel = t["relative_to"]
+    if rel == "perftest":
+        v = perftest.counterpart(psumm.get("baseline"), t["metric"])
+        return v, "no perftest figure of its size and direction"
+    if ref_summ is None:
+        return None, "no reference run (report --reference DIR)"
+    v = summary.value(ref_summ.get(p["id"], {}), t["metric"])
+    return v, "not in the reference run"
+
+
+def _limit_text(t):
+    of = {"perftest": " x perftest's", "reference": " x the reference's"}.get(
+        t.get("relative_to"), "")
+    return " and ".join("%s %s%s" % (op, t[k], of) for k, op in
+                        (("min", ">="), ("max", "<=")) if k in t)
+
+
+def judge(res, summ=None, reference=None):
     """[{name, metric, passed, message, points: [...]}] for the implicit
-    case (every point completed) and each threshold of the plan."""
+    case (every point completed) and each threshold of the plan.
+    reference: a run whose medians thresholds "relative_to": "reference"
+    multiply."""
     summ = summ or summary.run(res)
+    ref_summ = summary.run(reference) if reference else None
     cases = []
     bad = [p["id"] for p in res["points"]
            if summ[p["id"]]["failed_repeats"] or summ[p["id"]]["pending_repeats"]]
@@ -39,17 +62,27 @@ def judge(res, summ=None):
         rows, fails = [], []
         for p in pts:
             v = summary.value(summ[p["id"]], t["metric"])
-            ok = v is not None
-            if ok and "max" in t:
-                ok = v <= t["max"]
-            if ok and "min" in t:
-                ok = v >= t["min"]
-            rows.append({"point": p["id"], "value": v, "passed": ok})
+            row = {"point": p["id"], "value": v}
+            base, why = 1, None
+            if t.get("relative_to"):
+                base, why = _base(t, p, summ[p["id"]], ref_summ)
+                row["base"] = base
+            limit = {k: t[k] * base for k in ("min", "max")
+                     if k in t and base is not None}
+            ok = v is not None and base is not None
+            if ok and "max" in limit:
+                ok = v <= limit["max"]
+            if ok and "min" in limit:
+                ok = v >= limit["min"]
+            row.update(limit=limit, passed=ok)
+            rows.append(row)
             if not ok:
-                fails.append("%s: %s" % (p["id"], "no value" if v is None
-                                         else "%.4g" % v))
-        limit = " and ".join("%s %s" % (op, t[k]) for k, op in
-                             (("min", ">="), ("max", "<=")) if k in t)
+                fails.append("%s: %s" % (p["id"], why if base is None else
+                                         "no value" if v is None else
+                                         "%.4g (limits %s)" % (v, ", ".join(
+                                             "%s %.4g" % (k, x) for k, x in
+                                             sorted(limit.items())))))
+        limit = _limit_text(t)
         if not pts:
             msg, ok = "no point of the run matches", False
         elif fails:

@@ -67,6 +67,21 @@ def close(a, b):
         abs(a), abs(b), 1)
 
 
+def perftest_figure(res, p, metric):
+    """perftest's figure a relative threshold on a point's lat_p99.9 or
+    iops multiplies, straight from results.json's baselines: the latency
+    or bandwidth test of the point's direction and size."""
+    d = "read" if p["rw"] in ("read", "randread", "randrw") else "write"
+    bs = str(p["bs"]).lower()
+    size = int(bs.rstrip("km")) << {"k": 10, "m": 20}.get(bs[-1], 0)
+    if metric == "lat_p99.9":
+        b = res["baselines"].get("%s_lat/%d" % (d, size), {})
+        return (b.get("result") or {}).get("p99.9_us")
+    b = res["baselines"].get("%s_bw/%d" % (d, size), {})
+    rate = (b.get("result") or {}).get("msg_rate_mpps")
+    return rate * 1e6 if rate else None
+
+
 def raw_figures(run, p, r):
     """iops and p99.9 (us) of one repeat, straight from its fio JSON."""
     rep = fio_report(os.path.join(run, r["fio_output"]))
@@ -181,7 +196,16 @@ def check_run(run, out, expect_failed=()):
             want = median(vals)
             t = [t for t in res["plan"]["thresholds"]
                  if t.get("name") == c["name"]][0]
-            ok = want <= t["max"] if "max" in t else want >= t["min"]
+            factor = perftest_figure(res, p, c["metric"]) if t.get(
+                "relative_to") == "perftest" else 1
+            if factor is None:
+                # no baseline: the case cannot pass
+                if row["passed"]:
+                    wrong.append("%s %s: passed without a perftest figure"
+                                 % (c["name"], p["id"]))
+                continue
+            ok = (want <= t["max"] * factor if "max" in t
+                  else want >= t["min"] * factor)
             if not close(want, row["value"]) or ok != row["passed"]:
                 wrong.append("%s %s: verdict %s (%s), fio %s (%s)" % (
                     c["name"], p["id"], row["value"], row["passed"], want, ok))

@@ -283,6 +283,101 @@ class Verdicts(unittest.TestCase):
         self.assertIn("data:image/png;base64,", page)
 
 
+def with_baselines(res):
+    """res with the perftest baselines recorded on the bed at 4 KiB."""
+    for key, name in (("write_lat/4096", "perftest-write_lat.out"),
+                      ("read_bw/4096", "perftest-read_bw.out"),
+                      ("write_bw/4096", "perftest-write_bw.out")):
+        res["baselines"][key] = {
+            "status": "done",
+            "result": perftest.parse(key.split("/")[0], data(name))}
+    return res
+
+
+class RelativeThresholds(unittest.TestCase):
+    def judge(self, thresholds, res=None, reference=None):
+        res = res or with_baselines(run_result(recorded))
+        res["plan"] = dict(res["plan"], thresholds=thresholds)
+        cases = verdict.judge(res, reference=reference)
+        return {c["name"]: c for c in cases[1:]}
+
+    def test_perftest(self):
+        p999 = perftest.parse("write_lat", data("perftest-write_lat.out"))[
+            "p99.9_us"]
+        got = self.judge([
+            {"name": "3x", "series": "apm-write", "metric": "lat_p99.9",
+             "relative_to": "perftest", "max": 3},
+            {"name": "half", "series": "apm-write", "metric": "lat_p99.9",
+             "relative_to": "perftest", "max": 0.5},
+            {"name": "bw", "series": "apm-read", "metric": "bw_bytes",
+             "relative_to": "perftest", "min": 0.05}])
+        self.assertEqual({n: c["passed"] for n, c in got.items()},
+                         {"3x": True, "half": False, "bw": True})
+        row = got["3x"]["points"][0]
+        self.assertAlmostEqual(row["base"], p999)
+        self.assertAlmostEqual(row["limit"]["max"], 3 * p999)
+        self.assertIn("perftest", got["half"]["message"])
+        # no baseline of that size and direction: no verdict to pass
+        res = run_result(recorded)
+        got = self.judge([{"name": "x", "series": "apm-write",
+                           "metric": "lat_p99.9", "relative_to": "perftest",
+                           "max": 3}], res=res)
+        self.assertFalse(got["x"]["passed"])
+        self.assertIn("no perftest", got["x"]["message"])
+
+    def test_reference(self):
+        t = [{"name": "ref", "metric": "iops", "relative_to": "reference",
+              "min": 0.9}]
+        ref = run_result(recorded)
+        self.assertTrue(self.judge(t, reference=ref)["ref"]["passed"])
+        fast = copy.deepcopy(ref)
+        for p in fast["points"]:
+            p["repeats"][0]["metrics"]["iops"] *= 2
+        self.assertFalse(self.judge(t, reference=fast)["ref"]["passed"])
+        got = self.judge(t)["ref"]
+        self.assertFalse(got["passed"])
+        self.assertIn("--reference", got["message"])
+
+    def test_plan_checks(self):
+        one = [{"name": "a", "mode": "apm", "rw": "write"}]
+        for t in ({"metric": "iops", "relative_to": "yesterday", "min": 1},
+                  {"metric": "jain", "relative_to": "perftest", "min": 1},
+                  {"metric": "verify_errors", "relative_to": "reference",
+                   "max": 1}):
+            with self.assertRaises(planmod.PlanError, msg=t):
+                planmod.normalize({"series": one, "thresholds": [t]})
+
+    def test_quick_plan_passes_on_the_bed(self):
+        # the quick plan on figures recorded on the emulated bed: a healthy
+        # build passes its verdict
+        res = with_baselines(run_result(recorded, reps=3))
+        cases = verdict.judge(res)
+        self.assertEqual([c["name"] for c in cases if not c["passed"]], [])
+        self.assertTrue(any(t.get("relative_to") == "perftest"
+                            for t in QUICK["thresholds"]))
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_report_reference_option(self):
+        from rpma_qualify import cli, runner
+        res = run_result(recorded)
+        res.update(started="s", updated="u", tool_version="t")
+        res["plan"] = dict(res["plan"], thresholds=[
+            {"name": "ref", "metric": "iops", "relative_to": "reference",
+             "min": 0.9}])
+        fast = copy.deepcopy(res)
+        for p in fast["points"]:
+            p["repeats"][0]["metrics"]["iops"] *= 2
+        with tempfile.TemporaryDirectory() as d:
+            for name, r in (("run", res), ("ref", res), ("fast", fast)):
+                os.mkdir(os.path.join(d, name))
+                runner.save(os.path.join(d, name), r)
+            with contextlib.redirect_stdout(io.StringIO()):
+                rcs = [cli.main(["report", os.path.join(d, "run"),
+                                 "--reference", os.path.join(d, ref)])
+                       for ref in ("ref", "fast")]
+        self.assertEqual(rcs, [0, 1])
+
+
 def summ(vals):
     return stats.summary(vals)
 
