@@ -6,6 +6,7 @@ import fnmatch
 import itertools
 import json
 import os
+import re
 
 MODES = {
     # mode: (engine, server options, client options)
@@ -150,7 +151,41 @@ def normalize(plan, overrides=None):
     for k in ("ramp_time", "runtime", "repeats"):
         if not isinstance(p[k], int) or p[k] < (1 if k == "repeats" else 0):
             raise PlanError("%s must be a whole number (%r)" % (k, p[k]))
+    if "steady_state" in p:
+        _check_steady(p)
     return p
+
+
+STEADY_CRITERION = re.compile(r"^(iops|bw)(_slope)?:\d+(\.\d+)?%?$")
+
+
+def steady_ramp(plan):
+    """fio's ss_ramp: its steady-state clock starts with the job and
+    restarts when ramp_time ends, which also zeroes the I/O counts it
+    takes differences of; a ss_ramp not below ramp_time keeps that reset
+    out of the window. The plan's ramp comes on top."""
+    return plan["ramp_time"] + plan["steady_state"]["ramp"]
+
+
+def _check_steady(p):
+    ss = p["steady_state"]
+    ss.setdefault("ramp", 0)
+    if not STEADY_CRITERION.match(str(ss.get("criterion"))):
+        raise PlanError("steady_state.criterion %r: fio's steadystate= "
+                        "of iops, iops_slope, bw or bw_slope (iops:20%%)"
+                        % ss.get("criterion"))
+    w = ss.get("window")
+    if not isinstance(w, int) or w < 5 or w % 5:
+        raise PlanError("steady_state.window %r: seconds, a multiple of 5 "
+                        "(the judgement's 5 rounds)" % (w,))
+    if not isinstance(ss["ramp"], int) or ss["ramp"] < 0:
+        raise PlanError("steady_state.ramp %r: whole seconds" % ss["ramp"])
+    # the window's first second comes one second after ss_ramp (fio)
+    need = steady_ramp(p) + 1 + w
+    if need > p["runtime"]:
+        raise PlanError("steady_state: ramp_time %d s + ramp %d s + 1 s + "
+                        "window %d s do not fit in runtime %d s, the cap"
+                        % (p["ramp_time"], ss["ramp"], w, p["runtime"]))
 
 
 def check_metrics(names, where):
@@ -316,6 +351,11 @@ def job_files(plan, pt, target_rdma, initiators, port):
         if not aof:
             c += "time_based\nruntime=%d\nramp_time=%d\n" % (
                 plan["runtime"], plan["ramp_time"])
+        if not aof and "steady_state" in plan:
+            # the job ends once fio's criterion holds, runtime the cap
+            c += "steadystate=%s\nss_dur=%d\nss_ramp=%d\n" % (
+                plan["steady_state"]["criterion"],
+                plan["steady_state"]["window"], steady_ramp(plan))
         if pt["rw"] in WRITES and plan.get("verify"):
             c += "verify=%s\n" % plan["verify"]
             if not aof:

@@ -249,6 +249,40 @@ THROUGHPUT_SHOWN = ["bw_bytes", "cpu_client_us_per_op", "cpu_server_us_per_op",
                     "retries"]
 
 
+def steady_table(res, summ):
+    """Each judged repeat's steady-state record; a point none of whose
+    repeats was steady is marked."""
+    judged = [(p, summ[p["id"]]["steady_state"]) for p in res["points"]
+              if summ[p["id"]].get("steady_state")]
+    if not judged:
+        return ""
+    h = [_head("Steady state (SNIA: 5 rounds of the window, their range "
+               "within 20 % and their least-squares line moving less than "
+               "10 % of their mean; fio's own criterion beside)", [
+                   "<point", "<steady", "<repeat: after s, range %, slope %, "
+                   "fio's criterion"])]
+    ramp = res["plan"]["ramp_time"]
+    for p, s in judged:
+        state = ("never steady (0 of %d)" % s["judged"] if not s["steady"]
+                 else "%d of %d steady" % (s["steady"], s["judged"]))
+        reps = "; ".join(
+            "%s after %s s, %s %%, %s %%, fio %s" % (
+                "steady" if r["steady"] else "not steady",
+                fmt(ramp + r["runtime_s"]),
+                fmt(max((j["range_pct"] for j in r["jobs"]
+                         if j["range_pct"] is not None), default=None)),
+                fmt(max((j["slope_pct"] for j in r["jobs"]
+                         if j["slope_pct"] is not None), default=None)),
+                "attained" if r["fio_attained"] else "not attained")
+            for r in s["repeats"])
+        h.append("<tr><td class=l>%s</td><td class=l><span class=%s>%s"
+                 "</span></td><td class=l>%s</td></tr>" % (
+                     esc(p["id"]), "pass" if s["steady"] else "fail",
+                     esc(state), esc(reps)))
+    h.append("</table>")
+    return "".join(h)
+
+
 def points_tables(res, summ):
     h = [_head("Throughput, CPU and efficiency", [
         "<point", "repeats", "IOPS median", "IOPS min..max", "MiB/s",
@@ -278,6 +312,7 @@ def points_tables(res, summ):
             esc(p["id"]), _cells(p["id"], s, ["lat_mean"] + LAT_SHOWN),
             _range(s.get("lat_p99.9"))))
     h.append("</table>")
+    h.append(steady_table(res, summ))
     many = [(p, summ[p["id"]]["per_client"]) for p in res["points"]
             if summ[p["id"]].get("per_client")]
     if many:

@@ -100,3 +100,38 @@ def per_client(values):
         return None
     return {"values": v, "min": min(v), "median": median(v), "max": max(v),
             "jain": jain(v)}
+
+
+# SNIA's Performance Test Specification: a measurement window of 5
+# rounds is steady when the figure's range over it is within 20 % of its
+# mean, and the least-squares line through the rounds moves less than
+# 10 % of the mean from the first round to the last
+STEADY_ROUNDS = 5
+STEADY_RANGE_PCT = 20.0
+STEADY_SLOPE_PCT = 10.0
+
+
+def steady(series):
+    """SNIA's judgement of a per-interval series (fio's steady-state
+    window, one value a second) taken as 5 rounds of equal length, each
+    the mean of its intervals: {rounds, mean, range_pct, slope_pct,
+    steady}. ValueError when the series is not 5 rounds."""
+    k = STEADY_ROUNDS
+    if not series or len(series) % k:
+        raise ValueError("a window of %d values is not %d rounds"
+                         % (len(series), k))
+    step = len(series) // k
+    rounds = [sum(series[i * step:(i + 1) * step]) / step for i in range(k)]
+    mean = sum(rounds) / k
+    if mean <= 0:
+        return {"rounds": rounds, "mean": mean, "range_pct": None,
+                "slope_pct": None, "steady": False}
+    xm = (k - 1) / 2
+    slope = (sum((x - xm) * (y - mean) for x, y in enumerate(rounds))
+             / sum((x - xm) ** 2 for x in range(k)))
+    range_pct = (max(rounds) - min(rounds)) / mean * 100
+    slope_pct = abs(slope) * (k - 1) / mean * 100
+    return {"rounds": rounds, "mean": mean, "range_pct": range_pct,
+            "slope_pct": slope_pct,
+            "steady": (range_pct <= STEADY_RANGE_PCT
+                       and slope_pct <= STEADY_SLOPE_PCT)}

@@ -36,6 +36,28 @@ def _limit_text(t):
                         (("min", ">="), ("max", "<=")) if k in t)
 
 
+def steady_case(res, summ):
+    """The case of a plan with steady_state: every point judged has a
+    steady repeat (SNIA's rule, stats.steady)."""
+    judged = [(p["id"], summ[p["id"]]["steady_state"]) for p in res["points"]
+              if summ[p["id"]].get("steady_state")]
+    never = ["%s (0 of %d)" % (pid, s["judged"]) for pid, s in judged
+             if not s["steady"]]
+    if not judged:
+        msg = "no repeat has a steady-state record"
+    elif never:
+        msg = "no steady repeat: %s" % ", ".join(never)
+    else:
+        msg = "%d points steady in %d of %d repeats" % (
+            len(judged), sum(s["steady"] for _, s in judged),
+            sum(s["judged"] for _, s in judged))
+    return {"name": "every point reached steady state", "metric":
+            "steady_state", "passed": bool(judged) and not never,
+            "message": msg, "points": [
+                {"point": pid, "value": s["steady"], "passed": s["steady"] > 0}
+                for pid, s in judged]}
+
+
 def judge(res, summ=None, reference=None):
     """[{name, metric, passed, message, points: [...]}] for the implicit
     case (every point completed) and each threshold of the plan.
@@ -56,6 +78,8 @@ def judge(res, summ=None, reference=None):
         "name": "every point completed",
         "metric": "failed_repeats", "passed": bool(res["points"]) and not bad,
         "message": msg, "points": []})
+    if "steady_state" in res["plan"]:
+        cases.append(steady_case(res, summ))
     for i, t in enumerate(res["plan"].get("thresholds", [])):
         name = t.get("name") or "threshold %d: %s" % (i + 1, t["metric"])
         pts = [p for p in res["points"] if matches(p, t)]

@@ -378,6 +378,110 @@ class RelativeThresholds(unittest.TestCase):
         self.assertEqual(rcs, [0, 1])
 
 
+STEADY_PLAN = {"ramp_time": 2, "runtime": 30,
+               "steady_state": {"criterion": "iops_slope:10%",
+                                "window": 10, "ramp": 1},
+               "series": [{"name": "w", "mode": "apm", "rw": "write"},
+                          {"name": "log", "mode": "aof-apm",
+                           "rw": "write"}]}
+
+
+class SteadyState(unittest.TestCase):
+    def test_snia_rule(self):
+        flat = stats.steady([100] * 10)
+        self.assertTrue(flat["steady"])
+        self.assertEqual(flat["rounds"], [100] * 5)
+        # 10 s of a 5-round window: rounds of 2 s, each their mean
+        self.assertEqual(stats.steady([1, 3] * 5)["rounds"], [2] * 5)
+        # within the range (14 % < 20 %) but the line moves 14 % > 10 %
+        rise = stats.steady([100, 103.5, 107, 110.5, 114])
+        self.assertAlmostEqual(rise["range_pct"], 14 / 107 * 100)
+        self.assertAlmostEqual(rise["slope_pct"], 14 / 107 * 100)
+        self.assertFalse(rise["steady"])
+        # flat line, one round 25 % off: the range fails it
+        spike = stats.steady([100, 100, 125, 100, 100])
+        self.assertLess(spike["slope_pct"], 10)
+        self.assertFalse(spike["steady"])
+        # both within: 9 % range, no trend
+        self.assertTrue(stats.steady([100, 109, 100, 109, 100])["steady"])
+        self.assertFalse(stats.steady([0] * 5)["steady"])
+        with self.assertRaises(ValueError):
+            stats.steady([100] * 7)
+
+    def test_fio_report(self):
+        # fio 3.33's own JSON (null engine) with steadystate=
+        m = metrics("fio-null-steady.json", "write")["steady_state"]
+        self.assertEqual((m["steady"], m["fio_attained"]), (True, True))
+        self.assertAlmostEqual(m["runtime_s"], 6.001)
+        self.assertEqual(m["jobs"][0]["fio_ss"], "iops:20.000000%")
+        # fio's criterion (0.1 %) not met; SNIA's rule is: range 9.4 %
+        m = metrics("fio-null-unsteady.json", "write")["steady_state"]
+        self.assertEqual((m["steady"], m["fio_attained"]), (True, False))
+        self.assertAlmostEqual(m["jobs"][0]["range_pct"],
+                               (2088 - 1899) / 2004.8 * 100)
+        # no steadystate= in the jobs: no record
+        self.assertNotIn("steady_state", metrics("fio-apm-write.out",
+                                                 "write"))
+
+    def test_plan(self):
+        p = planmod.normalize(STEADY_PLAN)
+        w, log = planmod.points(p)
+        c = planmod.job_files(p, w, "10.0.0.1", ["h1"], 7300)["clients"][0][1]
+        self.assertIn("steadystate=iops_slope:10%\n", c)
+        self.assertIn("ss_dur=10\n", c)
+        # fio's steady-state clock restarts at the end of ramp_time
+        self.assertIn("ss_ramp=3\n", c)
+        self.assertIn("runtime=30\n", c)
+        # an append-only log appends size bytes: no steady state
+        c = planmod.job_files(p, log, "10.0.0.1", ["h1"],
+                              7300)["clients"][0][1]
+        self.assertNotIn("steadystate", c)
+        for bad in ({"criterion": "lat:1%", "window": 10},
+                    {"criterion": "iops:5%", "window": 7},
+                    {"criterion": "iops:5%", "window": 30},
+                    {"criterion": "iops:5%", "window": 10, "ramp": -1}):
+            with self.assertRaises(planmod.PlanError, msg=bad):
+                planmod.normalize(dict(STEADY_PLAN, steady_state=bad))
+
+    def run_with(self, steady_by_point):
+        plan = planmod.normalize(dict(STEADY_PLAN, series=[
+            {"name": "w", "mode": "apm", "rw": "write", "iodepth": [1, 2]}]))
+        res = run_result(lambda p: "fio-null-steady.json", plan=plan, reps=2)
+        for p, flags in zip(res["points"], steady_by_point):
+            for r, f in zip(p["repeats"], flags):
+                r["metrics"]["steady_state"]["steady"] = f
+        return res
+
+    def test_verdict_and_report(self):
+        res = self.run_with([[False, False], [True, False]])
+        cases = verdict.judge(res)
+        case = [c for c in cases if c["metric"] == "steady_state"]
+        self.assertEqual(len(case), 1)
+        self.assertFalse(case[0]["passed"])
+        self.assertIn(res["points"][0]["id"], case[0]["message"])
+        self.assertNotIn(res["points"][1]["id"], case[0]["message"])
+        s = summary.run(res)[res["points"][1]["id"]]["steady_state"]
+        self.assertEqual((s["judged"], s["steady"]), (2, 1))
+        ok = self.run_with([[True, False], [False, True]])
+        self.assertTrue([c for c in verdict.judge(ok)
+                         if c["metric"] == "steady_state"][0]["passed"])
+        # a plan without steady_state: no such case
+        self.assertFalse([c for c in verdict.judge(run_result(recorded))
+                          if c["metric"] == "steady_state"])
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_report_marks_never_steady(self):
+        from rpma_qualify import report
+        res = self.run_with([[False, False], [True, False]])
+        res.update(started="s", updated="u", tool_version="t")
+        with tempfile.TemporaryDirectory() as d:
+            report.write(d, res)
+            with open(os.path.join(d, "report.html")) as f:
+                page = f.read()
+        self.assertEqual(page.count("never steady"), 1)
+        self.assertIn("1 of 2 steady", page)
+
+
 def summ(vals):
     return stats.summary(vals)
 
