@@ -90,8 +90,26 @@ def count_rule(a, b, metric, floor_pct):
     return "same", change, allow
 
 
-def _count(s, metric):
-    return {"count": s[metric], "ran": s["ran_repeats"]} if s else None
+def figure(s, metric):
+    """What a point's summary (summary.point, or None) holds of metric:
+    a count with the repeats that ran, or the repeats' summary."""
+    if not s:
+        return None
+    if metric in summary.COUNTS:
+        return {"count": s[metric], "ran": s["ran_repeats"]}
+    return s.get(metric)
+
+
+def judge(sa, sb, metric, cfg):
+    """The change of metric from a point's summary sa in run A to sb in
+    run B (either may be None), by the rule for its kind: {verdict,
+    change_pct, allowance_pct, test, p}."""
+    a, b = figure(sa, metric), figure(sb, metric)
+    if metric in summary.COUNTS:
+        verdict, ch, allow = count_rule(a, b, metric, cfg["floor_pct"])
+        return {"verdict": verdict, "change_pct": ch, "allowance_pct": allow,
+                "test": "count", "p": None}
+    return rule(a, b, summary.METRICS[metric][1], cfg)
 
 
 def _completed(res):
@@ -130,22 +148,10 @@ def compare(runs, names=None):
                                    "iodepth", "numjobs", "clients")}
         entry["metrics"] = {}
         for m in metrics:
-            better = summary.METRICS[m][1]
-            if m in summary.COUNTS:
-                vals = [_count(s.get(p["id"]), m) for s in summs]
-            else:
-                vals = [s.get(p["id"], {}).get(m) for s in summs]
-            changes = []
-            for v in vals[1:]:
-                if m in summary.COUNTS:
-                    verdict, ch, allow = count_rule(vals[0], v, m,
-                                                    cfg["floor_pct"])
-                    changes.append({"verdict": verdict, "change_pct": ch,
-                                    "allowance_pct": allow, "test": "count",
-                                    "p": None})
-                else:
-                    changes.append(rule(vals[0], v, better, cfg))
-            entry["metrics"][m] = {"summaries": vals, "changes": changes}
+            pts = [s.get(p["id"]) for s in summs]
+            entry["metrics"][m] = {
+                "summaries": [figure(s, m) for s in pts],
+                "changes": [judge(pts[0], s, m, cfg) for s in pts[1:]]}
         out.append(entry)
     counts = {}
     for e in out:

@@ -739,6 +739,88 @@ class RankTest(unittest.TestCase):
                          ("regression", "range", None))
 
 
+class History(unittest.TestCase):
+    """history RUN...: the figures of every run, per point and metric."""
+
+    def runs(self):
+        env = {"kernel": "6.1.0-18-amd64", "fio": "fio-3.33",
+               "rdma_core": "44.0-2", "perftest": "4.5-1",
+               "rpma": {"rpma_qualify": "0.3", "librpma_pkgconfig": "1.3.0"},
+               "rdma_devices": [{"name": "rxe0", "fw_ver": "0.0.0"}]}
+        one = run_result(recorded, reps=3)
+        one["hosts"] = {"192.0.2.1": {"role": "target", "env": env},
+                        "192.0.2.2": {"role": "initiator", "env": env}}
+        two = jittered(one, 7, spread=0.02)
+        # the third: a new kernel on the target, three times slower
+        three = jittered(one, 8, spread=0.02, slower=3)
+        three["hosts"]["192.0.2.1"]["env"] = dict(env, kernel="6.5.0-1")
+        # a run written before the tool recorded environments
+        four = copy.deepcopy(three)
+        four["hosts"] = {}
+        return [one, two, three, four], ["r1", "r2", "r3", "r4"]
+
+    def test_steps_and_environment(self):
+        from rpma_qualify import history
+        runs, names = self.runs()
+        h = history.build(runs, names)
+        pid = runs[0]["points"][0]["id"]
+        row = h["points"][0]
+        self.assertEqual(row["id"], pid)
+        lat = row["metrics"]["lat_p50"]
+        self.assertEqual([x["run"] for x in lat], names)
+        self.assertEqual([x["step"] for x in lat],
+                         [None, "same", "regression", "same"])
+        s = summary.run(runs[2])[pid]["lat_p50"]
+        self.assertEqual((lat[2]["median"], lat[2]["min"], lat[2]["max"]),
+                         (s["median"], s["min"], s["max"]))
+        self.assertEqual(h["environment_changes"], [
+            [], [], ["target kernel: 6.1.0-18-amd64 -> 6.5.0-1"],
+            ["target: not recorded", "initiator: not recorded"]])
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_ndjson_and_page(self):
+        from rpma_qualify import history
+        runs, names = self.runs()
+        with tempfile.TemporaryDirectory() as d:
+            history.write(d, runs, names)
+            with open(os.path.join(d, "history.ndjson")) as f:
+                lines = [json.loads(ln) for ln in f]
+            with open(os.path.join(d, "history.html")) as f:
+                page = f.read()
+        metrics = QUICK["compare"]["metrics"]
+        self.assertEqual(len(lines), 4 * 4 * len(metrics))
+        first = lines[0]
+        self.assertEqual(set(first) >= {"metric", "value", "unit", "point",
+                                        "run", "environment"}, True)
+        pid = runs[0]["points"][0]["id"]
+        self.assertEqual(first["value"],
+                         summary.run(runs[0])[pid][first["metric"]]["median"])
+        self.assertEqual(first["unit"], summary.METRICS[first["metric"]][0])
+        self.assertEqual(first["environment"]["target"]["kernel"],
+                         "6.1.0-18-amd64")
+        self.assertNotIn("http://", page.replace("http://www.w3.org", ""))
+        self.assertIn("target kernel: 6.1.0-18-amd64 -&gt; 6.5.0-1", page)
+        self.assertIn('data-run="r3" data-step="regression"', page)
+        self.assertEqual(page.count("data:image/png;base64,"), 4)
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_command(self):
+        from rpma_qualify import cli, runner
+        runs, names = self.runs()
+        with tempfile.TemporaryDirectory() as d:
+            dirs = []
+            for n, r in zip(names, runs):
+                os.mkdir(os.path.join(d, n))
+                runner.save(os.path.join(d, n), r)
+                dirs.append(os.path.join(d, n))
+            out = os.path.join(d, "h")
+            with contextlib.redirect_stdout(io.StringIO()) as o:
+                rc = cli.main(["history"] + dirs + ["--out", out])
+            self.assertEqual(rc, 0)
+            self.assertIn("regression", o.getvalue())
+            self.assertTrue(os.path.exists(os.path.join(out, "history.html")))
+
+
 class Plans(unittest.TestCase):
     def test_shipped(self):
         for name in ("quick", "full"):
