@@ -821,6 +821,35 @@ class History(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(out, "history.html")))
 
 
+class RunFormat1(unittest.TestCase):
+    """A results.json that rpma-qualify wrote before this version
+    (qualify/tests/data/run-format1.json: 39a20b6's `run` of a plan of 3
+    points, 2 repeats, fio replaced by the recorded output) stays
+    readable by report, compare and history."""
+
+    def old(self):
+        return json.loads(data("run-format1.json"))
+
+    def test_compare(self):
+        old = self.old()
+        c = compare.compare([old, self.old()], ["a", "b"])
+        self.assertEqual(set(c["counts"]), {"same"})
+        self.assertEqual(c["lost"], [])
+        self.assertEqual(len(c["points"]), 3)
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_report_and_history(self):
+        from rpma_qualify import history, report
+        old = self.old()
+        with tempfile.TemporaryDirectory() as d:
+            self.assertTrue(report.write(d, old))
+            h = history.write(d, [old, self.old()], ["a", "b"])
+        self.assertEqual(h["environment_changes"], [[], []])
+        # one host in both roles: results.json names it by its last role
+        self.assertEqual(h["runs"][0]["environment"]["initiator"]["fio"],
+                         "fio-3.33")
+
+
 class Plans(unittest.TestCase):
     def test_shipped(self):
         for name in ("quick", "full"):
