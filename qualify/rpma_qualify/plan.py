@@ -170,6 +170,10 @@ def steady_ramp(plan):
 def _check_steady(p):
     ss = p["steady_state"]
     ss.setdefault("ramp", 0)
+    ss.setdefault("required", True)
+    if not isinstance(ss["required"], bool):
+        raise PlanError("steady_state.required %r: true or false"
+                        % (ss["required"],))
     if not STEADY_CRITERION.match(str(ss.get("criterion"))):
         raise PlanError("steady_state.criterion %r: fio's steadystate= "
                         "of iops, iops_slope, bw or bw_slope (iops:20%%)"
@@ -180,10 +184,12 @@ def _check_steady(p):
                         "(the judgement's 5 rounds)" % (w,))
     if not isinstance(ss["ramp"], int) or ss["ramp"] < 0:
         raise PlanError("steady_state.ramp %r: whole seconds" % ss["ramp"])
-    # the window's first second comes one second after ss_ramp (fio)
-    need = steady_ramp(p) + 1 + w
+    # the window's first second comes one second after ss_ramp (fio);
+    # one more for fio's sampling, which a loaded host delays: a window
+    # that just fits was seen filled to its last second, no more
+    need = steady_ramp(p) + 2 + w
     if need > p["runtime"]:
-        raise PlanError("steady_state: ramp_time %d s + ramp %d s + 1 s + "
+        raise PlanError("steady_state: ramp_time %d s + ramp %d s + 2 s + "
                         "window %d s do not fit in runtime %d s, the cap"
                         % (p["ramp_time"], ss["ramp"], w, p["runtime"]))
 

@@ -78,7 +78,8 @@ def judge(res, summ=None, reference=None):
         "name": "every point completed",
         "metric": "failed_repeats", "passed": bool(res["points"]) and not bad,
         "message": msg, "points": []})
-    if "steady_state" in res["plan"]:
+    ss = res["plan"].get("steady_state")
+    if ss and ss.get("required", True):
         cases.append(steady_case(res, summ))
     for i, t in enumerate(res["plan"].get("thresholds", [])):
         name = t.get("name") or "threshold %d: %s" % (i + 1, t["metric"])

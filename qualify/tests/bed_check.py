@@ -92,6 +92,57 @@ def raw_figures(run, p, r):
     return iops, p999, jobs
 
 
+def snia(series):
+    """SNIA's steady state of a window, computed here on its own: 5
+    rounds, range within 20 % of their mean, the least-squares line's
+    move across them within 10 %; (range %, slope %, steady)."""
+    step = len(series) // 5
+    if not step or len(series) % 5:
+        return None, None, False
+    r = [sum(series[i * step:(i + 1) * step]) / step for i in range(5)]
+    mean = sum(r) / 5
+    if mean <= 0:
+        return None, None, False
+    slope = sum((x - 2) * (y - mean) for x, y in enumerate(r)) / 10
+    rng = (max(r) - min(r)) / mean * 100
+    move = abs(slope) * 4 / mean * 100
+    return rng, move, rng <= 20 and move <= 10
+
+
+def same_figure(a, b):
+    return a is None and b is None or close(a, b)
+
+
+def check_steady(run, res):
+    """Every done repeat of a time-based point has its steady-state
+    record, each client job's judged again from its fio JSON."""
+    bad, n = [], 0
+    for p in res["points"]:
+        if p["mode"].startswith("aof"):
+            continue
+        for r in p["repeats"]:
+            if r["status"] != "done":
+                continue
+            n += 1
+            rec = r["metrics"].get("steady_state")
+            jobs = raw_figures(run, p, r)[2]
+            if not rec or len(rec["jobs"]) != len(jobs):
+                bad.append("%s: %s" % (p["id"], "no record" if not rec else
+                                       "%d jobs judged of %d" % (
+                                           len(rec["jobs"]), len(jobs))))
+                continue
+            for j, got in zip(jobs, rec["jobs"]):
+                rng, move, ok = snia(j["steadystate"]["data"]["iops"])
+                if (ok != got["steady"]
+                        or not same_figure(rng, got["range_pct"])
+                        or not same_figure(move, got["slope_pct"])):
+                    bad.append("%s: %s, fio JSON %s" % (
+                        p["id"], (got["steady"], got["range_pct"],
+                                  got["slope_pct"]), (ok, rng, move)))
+    check("a steady-state record per repeat, as judged from fio's JSON",
+          n and not bad, "; ".join(bad) or "%d repeats" % n)
+
+
 def check_run(run, out, expect_failed=()):
     with open(os.path.join(run, "results.json")) as f:
         res = json.load(f)
@@ -134,6 +185,8 @@ def check_run(run, out, expect_failed=()):
                 mism.append("%s verified nothing" % p["id"])
     check("results.json's figures are fio JSON's", not mism and n > 0,
           "; ".join(mism) or "%d repeats read back" % n)
+    if "steady_state" in res["plan"]:
+        check_steady(run, res)
     # perftest under emulation on a loaded host may not calibrate its
     # clock ("Correlation coefficient r^2 ... < 0.9": no figures) or may
     # hang: the mechanism (servers through the target's fio, the client

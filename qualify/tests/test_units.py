@@ -439,7 +439,10 @@ class SteadyState(unittest.TestCase):
         for bad in ({"criterion": "lat:1%", "window": 10},
                     {"criterion": "iops:5%", "window": 7},
                     {"criterion": "iops:5%", "window": 30},
-                    {"criterion": "iops:5%", "window": 10, "ramp": -1}):
+                    {"criterion": "iops:5%", "window": 10, "ramp": -1},
+                    {"criterion": "iops:5%", "window": 10, "required": 1},
+                    # 2 + 2 + 2 + 25 > 30: no room for fio's last sample
+                    {"criterion": "iops:5%", "window": 25, "ramp": 2}):
             with self.assertRaises(planmod.PlanError, msg=bad):
                 planmod.normalize(dict(STEADY_PLAN, steady_state=bad))
 
@@ -465,8 +468,12 @@ class SteadyState(unittest.TestCase):
         ok = self.run_with([[True, False], [False, True]])
         self.assertTrue([c for c in verdict.judge(ok)
                          if c["metric"] == "steady_state"][0]["passed"])
-        # a plan without steady_state: no such case
+        # a plan without steady_state, or that does not require it: no
+        # such case
         self.assertFalse([c for c in verdict.judge(run_result(recorded))
+                          if c["metric"] == "steady_state"])
+        res["plan"]["steady_state"]["required"] = False
+        self.assertFalse([c for c in verdict.judge(res)
                           if c["metric"] == "steady_state"])
 
     @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
@@ -868,10 +875,13 @@ class Plans(unittest.TestCase):
                             axis)
 
     def test_overrides(self):
-        p = planmod.load("quick", {"runtime": 3, "repeats": 1,
+        p = planmod.load("quick", {"runtime": 9, "repeats": 1,
                                    "ramp_time": None})
         self.assertEqual((p["runtime"], p["repeats"], p["ramp_time"]),
-                         (3, 1, QUICK["ramp_time"]))
+                         (9, 1, QUICK["ramp_time"]))
+        # the quick plan's steady-state window does not fit in 3 s
+        with self.assertRaisesRegex(planmod.PlanError, "runtime 3 s"):
+            planmod.load("quick", {"runtime": 3})
 
     def test_errors(self):
         bad = [{"series": []},
