@@ -46,7 +46,8 @@ def cmd_continue(a):
 
 def cmd_report(a):
     from . import report
-    passed = report.write(a.dir, runner.load(a.dir))
+    ref = runner.load(a.reference) if a.reference else None
+    passed = report.write(a.dir, runner.load(a.dir), ref)
     print("%s: %s" % (os.path.join(a.dir, "report.html"),
                       "verdict PASS" if passed else "verdict FAIL"))
     return 0 if passed else 1
@@ -56,15 +57,36 @@ def cmd_compare(a):
     from . import report
     runs = [runner.load(d) for d in a.dirs]
     os.makedirs(a.out, exist_ok=True)
-    # the runs by their directories' names where those tell them apart
-    names = [os.path.basename(os.path.normpath(d)) for d in a.dirs]
-    if len(set(names)) < len(names):
-        names = a.dirs
+    names = _names(a.dirs)
     c = report.write_compare(a.out, runs, names)
     print("%s: %s" % (os.path.join(a.out, "compare.html"), ", ".join(
         "%d %s" % (n, k) for k, n in sorted(c["counts"].items()))))
-    if a.fail_on_regression and c["counts"].get("regression"):
+    for g in c["lost"]:
+        print("rpma-qualify: %s lost %d points that %s completed: %s" % (
+            g["run"], len(g["points"]), names[0], ", ".join(g["points"])),
+            file=sys.stderr)
+    if a.fail_on_regression and (c["counts"].get("regression") or c["lost"]):
         return 1
+    return 0
+
+
+def _names(dirs):
+    """The runs by their directories' names where those tell them apart,
+    else by their paths."""
+    names = [os.path.basename(os.path.normpath(d)) for d in dirs]
+    return names if len(set(names)) == len(names) else list(dirs)
+
+
+def cmd_history(a):
+    from . import history
+    h = history.write(a.out, [runner.load(d) for d in a.dirs],
+                      _names(a.dirs))
+    steps = ["%s %s in %s" % (p["id"], m, c["run"])
+             for p in h["points"] for m, row in p["metrics"].items()
+             for c in row if c["step"] == "regression"]
+    print("%s: %d runs, %d regressions%s" % (
+        os.path.join(a.out, "history.html"), len(a.dirs), len(steps),
+        (": " + "; ".join(steps)) if steps else ""))
     return 0
 
 
@@ -132,12 +154,20 @@ def main(argv=None):
     c.set_defaults(func=cmd_continue)
     rep = sub.add_parser("report", help="report.html, verdict.json, junit.xml")
     rep.add_argument("dir")
+    rep.add_argument("--reference", metavar="DIR",
+                     help="the run whose medians thresholds relative_to "
+                     "reference multiply")
     rep.set_defaults(func=cmd_report)
     cmp_ = sub.add_parser("compare", help="overlay runs, call changes")
     cmp_.add_argument("dirs", nargs="+")
     cmp_.add_argument("--out", required=True)
     cmp_.add_argument("--fail-on-regression", action="store_true")
     cmp_.set_defaults(func=cmd_compare)
+    hist = sub.add_parser("history", help="many runs' figures in order: "
+                          "history.html, history.ndjson")
+    hist.add_argument("dirs", nargs="+")
+    hist.add_argument("--out", required=True)
+    hist.set_defaults(func=cmd_history)
     e = sub.add_parser("env", help="this host's environment, as JSON")
     e.set_defaults(func=cmd_env)
     pl = sub.add_parser("plans", help="the shipped plans, or a plan's points")

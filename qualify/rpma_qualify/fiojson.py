@@ -76,6 +76,30 @@ def direction_of(rw):
     return "read" if rw in ("read", "randread", "randrw", "rw") else "write"
 
 
+def steady_state(jobs):
+    """The steady-state record of a repeat from its client jobs' fio
+    steadystate objects: fio's own verdict (attained) and SNIA's rule
+    (stats.steady) on the window's per-second IOPS, per job; the repeat
+    is steady when every job is. runtime_s: the longest job's measured
+    time (after ramp_time), which fio ends once its criterion holds."""
+    out = []
+    for j in jobs:
+        ss = j["steadystate"]
+        series = ss.get("data", {}).get("iops") or []
+        try:
+            judged = stats.steady(series)
+        except ValueError as e:
+            judged = {"rounds": None, "mean": None, "range_pct": None,
+                      "slope_pct": None, "steady": False, "why": str(e)}
+        judged.update(host=j.get("hostname", ""), fio_ss=ss.get("ss"),
+                      fio_attained=bool(ss.get("attained")),
+                      runtime_s=j.get("job_runtime", 0) / 1000.0)
+        out.append(judged)
+    return {"steady": all(x["steady"] for x in out),
+            "fio_attained": all(x["fio_attained"] for x in out),
+            "runtime_s": max(x["runtime_s"] for x in out), "jobs": out}
+
+
 def point_metrics(report, relayed, rw):
     """The figures of one repeat of one point, from fio's report and the
     relayed lines; raises FioOutputError when the report has no jobs of
@@ -148,6 +172,9 @@ def point_metrics(report, relayed, rw):
     m["verified_bytes"] = (sum(j["read"].get("io_bytes", 0) for j in clients)
                            if rw in ("write", "randwrite") else 0)
     m["server_jobs"] = len(servers)
+    ss = [j for j in clients if j.get("steadystate")]
+    if ss:
+        m["steady_state"] = steady_state(ss)
     # the per-client view: each client job's operations per second
     if len(clients) > 1:
         m["per_client"] = stats.per_client(

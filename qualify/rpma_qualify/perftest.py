@@ -93,3 +93,25 @@ def for_point(baselines, rw, bs_bytes):
         if b and b.get("status") == "done":
             out[kind] = b["result"]
     return out
+
+
+# a point's metric: the figure of perftest's test of the same size and
+# direction it is held against (a threshold "relative_to": "perftest"):
+# (test kind, result key, factor to the metric's unit)
+COUNTERPARTS = {
+    "lat_p50": ("lat", "t_typical_us", 1),
+    "lat_mean": ("lat", "t_avg_us", 1),
+    "lat_p99": ("lat", "p99_us", 1),
+    "lat_p99.9": ("lat", "p99.9_us", 1),
+    "lat_max": ("lat", "t_max_us", 1),
+    "bw_bytes": ("bw", "bw_avg_bytes", 1 / (1 << 20)),
+    "iops": ("bw", "msg_rate_mpps", 1e6),
+}
+
+
+def counterpart(base, metric):
+    """perftest's figure for metric in base (for_point's), in the metric's
+    unit; None where the test did not run or gave none."""
+    kind, key, factor = COUNTERPARTS[metric]
+    v = (base or {}).get(kind, {}).get(key)
+    return v * factor if v else None

@@ -6,6 +6,7 @@ import fnmatch
 import itertools
 import json
 import os
+import re
 
 MODES = {
     # mode: (engine, server options, client options)
@@ -30,7 +31,7 @@ DEFAULTS = {
     "rwmixread": 70,
     "baseline": {"tests": ["write_lat", "read_lat", "write_bw", "read_bw"],
                  "sizes": [], "lat_iters": 1000, "bw_iters": 5000},
-    "compare": {"floor_pct": 10.0, "spread_factor": 2.0,
+    "compare": {"floor_pct": 10.0, "spread_factor": 2.0, "alpha": 0.05,
                 "metrics": ["iops", "lat_p50", "lat_p99"]},
     "thresholds": [],
 }
@@ -116,6 +117,12 @@ def normalize(plan, overrides=None):
         for a in AXES:
             v = s.get(a, ["4k"] if a == "bs" else [1])
             s[a] = v if isinstance(v, list) else [v]
+            if not s[a]:
+                # a product with an empty factor: the series would run
+                # nothing, and a verdict on nothing passes
+                raise PlanError("series %s: %s is an empty sweep: the "
+                                "series has no point (give it a value)"
+                                % (name, a))
         if s["mode"].startswith("aof"):
             if s["rw"] not in ("write", "read"):
                 raise PlanError("series %s: the append-only log writes or "
@@ -126,6 +133,15 @@ def normalize(plan, overrides=None):
     for t in p["thresholds"]:
         if "metric" not in t or ("max" not in t and "min" not in t):
             raise PlanError("threshold %r needs a metric and a max or min" % t)
+        check_metrics([t["metric"]], "threshold %s" % t.get("name", t))
+        _check_relative(t)
+    if not isinstance(p["compare"]["metrics"], list):
+        raise PlanError("compare.metrics must be a list of metrics")
+    check_metrics(p["compare"]["metrics"], "compare.metrics")
+    alpha = p["compare"]["alpha"]
+    if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise PlanError("compare.alpha %r: a level between 0 and 1 (0.05)"
+                        % (alpha,))
     try:
         size = size_bytes(p["size"])
     except ValueError:
@@ -135,7 +151,80 @@ def normalize(plan, overrides=None):
     for k in ("ramp_time", "runtime", "repeats"):
         if not isinstance(p[k], int) or p[k] < (1 if k == "repeats" else 0):
             raise PlanError("%s must be a whole number (%r)" % (k, p[k]))
+    if "steady_state" in p:
+        _check_steady(p)
     return p
+
+
+STEADY_CRITERION = re.compile(r"^(iops|bw)(_slope)?:\d+(\.\d+)?%?$")
+
+
+def steady_ramp(plan):
+    """fio's ss_ramp: its steady-state clock starts with the job and
+    restarts when ramp_time ends, which also zeroes the I/O counts it
+    takes differences of; a ss_ramp not below ramp_time keeps that reset
+    out of the window. The plan's ramp comes on top."""
+    return plan["ramp_time"] + plan["steady_state"]["ramp"]
+
+
+def _check_steady(p):
+    ss = p["steady_state"]
+    ss.setdefault("ramp", 0)
+    ss.setdefault("required", True)
+    if not isinstance(ss["required"], bool):
+        raise PlanError("steady_state.required %r: true or false"
+                        % (ss["required"],))
+    if not STEADY_CRITERION.match(str(ss.get("criterion"))):
+        raise PlanError("steady_state.criterion %r: fio's steadystate= "
+                        "of iops, iops_slope, bw or bw_slope (iops:20%%)"
+                        % ss.get("criterion"))
+    w = ss.get("window")
+    if not isinstance(w, int) or w < 5 or w % 5:
+        raise PlanError("steady_state.window %r: seconds, a multiple of 5 "
+                        "(the judgement's 5 rounds)" % (w,))
+    if not isinstance(ss["ramp"], int) or ss["ramp"] < 0:
+        raise PlanError("steady_state.ramp %r: whole seconds" % ss["ramp"])
+    # the window's first second comes one second after ss_ramp (fio);
+    # one more for fio's sampling, which a loaded host delays: a window
+    # that just fits was seen filled to its last second, no more
+    need = steady_ramp(p) + 2 + w
+    if need > p["runtime"]:
+        raise PlanError("steady_state: ramp_time %d s + ramp %d s + 2 s + "
+                        "window %d s do not fit in runtime %d s, the cap"
+                        % (p["ramp_time"], ss["ramp"], w, p["runtime"]))
+
+
+def check_metrics(names, where):
+    """Raises PlanError naming an unknown metric of names, and the known
+    ones (summary.METRICS)."""
+    # summary reads plans' sizes: imported here, not at the top
+    from . import summary
+    for m in names:
+        if m not in summary.METRICS:
+            raise PlanError("%s: no metric %r; the metrics are %s" % (
+                where, m, ", ".join(summary.METRICS)))
+
+
+RELATIVE_TO = ("perftest", "reference")
+
+
+def _check_relative(t):
+    """A threshold's relative_to: a base its metric has."""
+    rel = t.get("relative_to")
+    if rel is None:
+        return
+    from . import perftest, summary
+    where = "threshold %s" % t.get("name", t)
+    if rel not in RELATIVE_TO:
+        raise PlanError("%s: relative_to %r is not one of %s"
+                        % (where, rel, ", ".join(RELATIVE_TO)))
+    if rel == "perftest" and t["metric"] not in perftest.COUNTERPARTS:
+        raise PlanError("%s: perftest measures no %s; relative to it: %s"
+                        % (where, t["metric"],
+                           ", ".join(perftest.COUNTERPARTS)))
+    if rel == "reference" and t["metric"] in summary.COUNTS:
+        raise PlanError("%s: %s is a count, judged as it is, not relative "
+                        "to a reference run" % (where, t["metric"]))
 
 
 def size_bytes(s):
@@ -169,6 +258,11 @@ def points(plan):
                         "memory": s["memory"],
                         "server_options": s.get("server_options", {}),
                         "client_options": s.get("client_options", {}), **v})
+    if not out and plan.get("only"):
+        raise PlanError("--only %s: no point of the plan matches"
+                        % " ".join(plan["only"]))
+    if not out:
+        raise PlanError("plan %s has no point" % plan.get("name", "?"))
     return out
 
 
@@ -188,9 +282,6 @@ def select(plan, patterns):
     p = json.loads(json.dumps(plan))
     p["only"] = list(patterns)
     names = {pt["series"] for pt in points(p)}
-    if not names:
-        raise PlanError("--only %s: no point of the plan matches"
-                        % " ".join(patterns))
     p["series"] = [s for s in p["series"] if s["name"] in names]
     p["thresholds"] = [t for t in p["thresholds"]
                        if t.get("series", min(names)) in names]
@@ -266,6 +357,11 @@ def job_files(plan, pt, target_rdma, initiators, port):
         if not aof:
             c += "time_based\nruntime=%d\nramp_time=%d\n" % (
                 plan["runtime"], plan["ramp_time"])
+        if not aof and "steady_state" in plan:
+            # the job ends once fio's criterion holds, runtime the cap
+            c += "steadystate=%s\nss_dur=%d\nss_ramp=%d\n" % (
+                plan["steady_state"]["criterion"],
+                plan["steady_state"]["window"], steady_ramp(plan))
         if pt["rw"] in WRITES and plan.get("verify"):
             c += "verify=%s\n" % plan["verify"]
             if not aof:

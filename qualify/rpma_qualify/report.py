@@ -249,6 +249,40 @@ THROUGHPUT_SHOWN = ["bw_bytes", "cpu_client_us_per_op", "cpu_server_us_per_op",
                     "retries"]
 
 
+def steady_table(res, summ):
+    """Each judged repeat's steady-state record; a point none of whose
+    repeats was steady is marked."""
+    judged = [(p, summ[p["id"]]["steady_state"]) for p in res["points"]
+              if summ[p["id"]].get("steady_state")]
+    if not judged:
+        return ""
+    h = [_head("Steady state (SNIA: 5 rounds of the window, their range "
+               "within 20 % and their least-squares line moving less than "
+               "10 % of their mean; fio's own criterion beside)", [
+                   "<point", "<steady", "<repeat: after s, range %, slope %, "
+                   "fio's criterion"])]
+    ramp = res["plan"]["ramp_time"]
+    for p, s in judged:
+        state = ("never steady (0 of %d)" % s["judged"] if not s["steady"]
+                 else "%d of %d steady" % (s["steady"], s["judged"]))
+        reps = "; ".join(
+            "%s after %s s, %s %%, %s %%, fio %s" % (
+                "steady" if r["steady"] else "not steady",
+                fmt(ramp + r["runtime_s"]),
+                fmt(max((j["range_pct"] for j in r["jobs"]
+                         if j["range_pct"] is not None), default=None)),
+                fmt(max((j["slope_pct"] for j in r["jobs"]
+                         if j["slope_pct"] is not None), default=None)),
+                "attained" if r["fio_attained"] else "not attained")
+            for r in s["repeats"])
+        h.append("<tr><td class=l>%s</td><td class=l><span class=%s>%s"
+                 "</span></td><td class=l>%s</td></tr>" % (
+                     esc(p["id"]), "pass" if s["steady"] else "fail",
+                     esc(state), esc(reps)))
+    h.append("</table>")
+    return "".join(h)
+
+
 def points_tables(res, summ):
     h = [_head("Throughput, CPU and efficiency", [
         "<point", "repeats", "IOPS median", "IOPS min..max", "MiB/s",
@@ -278,6 +312,7 @@ def points_tables(res, summ):
             esc(p["id"]), _cells(p["id"], s, ["lat_mean"] + LAT_SHOWN),
             _range(s.get("lat_p99.9"))))
     h.append("</table>")
+    h.append(steady_table(res, summ))
     many = [(p, summ[p["id"]]["per_client"]) for p in res["points"]
             if summ[p["id"]].get("per_client")]
     if many:
@@ -318,11 +353,11 @@ def page(title, body):
             % (esc(title), STYLE, SELF_CHECK, esc(title), body))
 
 
-def write(out, res):
+def write(out, res, reference=None):
     """report.html, verdict.json, junit.xml in out; True if the verdict
-    passed."""
+    passed. reference: the run relative thresholds may name."""
     summ = summary.run(res)
-    cases = verdict.judge(res, summ)
+    cases = verdict.judge(res, summ, reference)
     plan = res["plan"]
     body = ["<p>Plan <b>%s</b>: %s<br>%d points, %d repeats of %d s (after "
             "%d s of ramp); started %s, last update %s; rpma-qualify %s."
@@ -362,6 +397,16 @@ def write(out, res):
     return all(c["passed"] for c in cases)
 
 
+def _how(ch):
+    """What decided a change: the test's p, or the rule and allowance."""
+    if ch.get("test") == "mann-whitney":
+        return " (U test p=%s)" % fmt(ch["p"])
+    if ch["allowance_pct"] is None:
+        return ""
+    return " (%s rule, allowance %s%%)" % (ch.get("test") or "range",
+                                            fmt(ch["allowance_pct"]))
+
+
 def write_compare(out, runs, names):
     c = comparemod.compare(runs, names)
     with open(os.path.join(out, "compare.json"), "w") as f:
@@ -370,15 +415,27 @@ def write_compare(out, runs, names):
     base = runs[0]
     body = ["<p>Base run: <b>%s</b>; compared: %s.</p>" % (
         esc(names[0]), esc(", ".join(names[1:])))]
+    r = c["rule"]
     body.append("<p>Rule: a point's metric is called a regression or an "
-                "improvement only when the repeats' ranges of the two runs do "
-                "not overlap and the medians differ by more than max(%s %%, "
-                "%s x the larger relative spread (max-min)/median of the two "
-                "runs' repeats); otherwise it is the same.</p>" % (
-                    fmt(c["rule"]["floor_pct"]),
-                    fmt(c["rule"]["spread_factor"])))
+                "improvement when a Mann-Whitney U test of the two runs' "
+                "repeats gives a two-sided p below %s and the medians differ "
+                "by more than %s %%. Where the runs have too few repeats for "
+                "the test to reach that level (3 and 3: p 0.1 at best), the "
+                "range rule decides, which one outlier can blind: the "
+                "repeats' ranges do not overlap and the medians differ by "
+                "more than max(%s %%, %s x the larger relative spread "
+                "(max-min)/median). Counts: any more verify errors or failed "
+                "repeats is a regression; RNR NAKs and retries per repeat "
+                "beyond %s %%.</p>" % (
+                    fmt(r["alpha"]), fmt(r["floor_pct"]),
+                    fmt(r["floor_pct"]), fmt(r["spread_factor"]),
+                    fmt(r["floor_pct"])))
     body.append("<p>%s</p>" % esc(", ".join(
         "%d %s" % (n, k) for k, n in sorted(c["counts"].items()))))
+    for g in c["lost"]:
+        body.append("<p class=fail>%s lost %d points that %s completed: %s"
+                    "</p>" % (esc(g["run"]), len(g["points"]), esc(names[0]),
+                              esc(", ".join(g["points"]))))
     for name in _series(base):
         pts = [p for p in base["points"] if p["series"] == name]
         rs = [(nm, [(label(p, pts), s.get(p["id"], {})) for p in pts])
@@ -393,12 +450,15 @@ def write_compare(out, runs, names):
         for m, v in e["metrics"].items():
             h.append("<tr><td class=l>%s</td><td class=l>%s (%s is better)"
                      "</td>" % (esc(e["id"]), esc(m), summary.METRICS[m][1]))
-            h += ["<td>%s</td>" % fmt(s["median"] if s else None)
+            # a count's figure is its total over the repeats
+            h += ["<td>%s</td>" % fmt(s.get("median", s.get("count"))
+                                      if s else None)
                   for s in v["summaries"]]
             for ch in v["changes"]:
-                h.append("<td class=%s>%s %s%% (allowance %s%%)</td>" % (
+                h.append("<td class=%s>%s%s%s</td>" % (
                     ch["verdict"], ch["verdict"],
-                    fmt(ch["change_pct"]), fmt(ch["allowance_pct"])))
+                    "" if ch["change_pct"] is None
+                    else " %s%%" % fmt(ch["change_pct"]), _how(ch)))
             h.append("</tr>")
     h.append("</table>")
     body.append("<h2>Points</h2>" + "".join(h))

@@ -69,6 +69,17 @@ def _on_each(hosts, method):
         return dict(zip([h.name for h in hosts], pool.map(method, hosts)))
 
 
+def check_host(name, where):
+    """Raises RunError unless name can be a host: ssh and perftest would
+    take one beginning with "-" for an option, and a job file's line
+    (serverip=) ends at a line break."""
+    if (not isinstance(name, str) or not name or name.startswith("-")
+            or any(c.isspace() or not c.isprintable() for c in name)):
+        raise RunError("%s %r is not a host name or address (one that "
+                       "begins with '-' or holds a space or a control "
+                       "character is refused)" % (where, name))
+
+
 def fio_host(host):
     """The address part of a fio --client host (fio accepts HOST,PORT)."""
     return host.split(",")[0]
@@ -114,7 +125,8 @@ class Host:
     def command(self, argv):
         if self.local:
             return argv
-        return self._ssh() + [fio_host(self.name),
+        # "--": whatever the name, ssh reads no option past it
+        return self._ssh() + ["--", fio_host(self.name),
                               " ".join(shlex.quote(a) for a in argv)]
 
     def close(self):
@@ -122,7 +134,8 @@ class Host:
         if not self.ssh or Host._control_dir is None:
             return
         try:
-            subprocess.run(self._ssh() + ["-O", "exit", fio_host(self.name)],
+            subprocess.run(self._ssh() + ["-O", "exit", "--",
+                                          fio_host(self.name)],
                            capture_output=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired):
             pass
@@ -161,6 +174,11 @@ class Host:
 
 def new(plan, out, target, initiators, target_rdma=None, ssh=False,
         env_files=None):
+    check_host(target, "--target")
+    for h in initiators:
+        check_host(h, "--initiator")
+    if target_rdma is not None:
+        check_host(target_rdma, "--target-rdma")
     os.makedirs(out, exist_ok=True)
     if os.path.exists(os.path.join(out, "results.json")):
         raise RunError("%s already holds a run: rpma-qualify continue %s, "
@@ -184,6 +202,11 @@ class Runner:
         self.out = out
         self.res = res
         self.setup = res["setup"]
+        # a results.json edited, or written by another tool
+        where = "%s: setup" % os.path.join(out, "results.json")
+        for h in ([self.setup["target"], self.setup["target_rdma"]]
+                  + self.setup["initiators"]):
+            check_host(h, where)
         self.plan = res["plan"]
         ssh = self.setup.get("ssh", False)
         self.target = Host(self.setup["target"], ssh)

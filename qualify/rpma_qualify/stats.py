@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The statistics of repeats and of many clients."""
 
+import math
+
 
 def median(values):
     v = sorted(values)
@@ -14,8 +16,8 @@ def median(values):
 
 def summary(values):
     """Median, range and the range's width relative to the median (%) of
-    the values of one metric over a point's repeats; None if there are
-    none."""
+    the values of one metric over a point's repeats, and the values in
+    the repeats' order; None if there are none."""
     v = [x for x in values if x is not None]
     if not v:
         return None
@@ -23,7 +25,60 @@ def summary(values):
     lo, hi = min(v), max(v)
     spread = (hi - lo) / med * 100 if med else 0.0
     return {"median": med, "min": lo, "max": hi, "n": len(v),
-            "spread_pct": spread}
+            "spread_pct": spread, "values": v}
+
+
+def smallest_p(m, n):
+    """The smallest two-sided p-value a Mann-Whitney U test of m and n
+    values can give (the two complete separations; ties make it larger)."""
+    return min(1.0, 2 / math.comb(m + n, m))
+
+
+def mann_whitney(a, b):
+    """The exact two-sided p-value of the Mann-Whitney U test of samples a
+    and b (ties by midranks): the share of the C(m+n, m) ways to split the
+    pooled values into m and n whose U is as far from m*n/2 as a's.
+
+    Counted, not approximated: the pooled values are taken group by group
+    of equal values, keeping for each number of a-values placed so far the
+    number of splits that reach each 2U (U counts the pairs a > b, and half
+    the ties)."""
+    m, n = len(a), len(b)
+    if not m or not n:
+        raise ValueError("a Mann-Whitney test of an empty sample")
+    groups = {}
+    for x in a:
+        groups.setdefault(x, [0, 0])[0] += 1
+    for x in b:
+        groups.setdefault(x, [0, 0])[1] += 1
+    # U of a, doubled to stay whole, and the null distribution of it
+    u2 = 0
+    below_b = 0
+    dist = {(0, 0): 1}
+    placed = 0
+    for x in sorted(groups):
+        ka, kb = groups[x]
+        u2 += 2 * ka * below_b + ka * kb
+        below_b += kb
+        t = ka + kb
+        nxt = {}
+        for (used, w), count in dist.items():
+            bs = placed - used
+            for k in range(min(t, m - used) + 1):
+                if t - k > n - bs:
+                    continue
+                key = (used + k, w + 2 * k * bs + k * (t - k))
+                nxt[key] = nxt.get(key, 0) + count * math.comb(t, k)
+        dist = nxt
+        placed += t
+    far = abs(u2 - m * n)
+    total = extreme = 0
+    for (used, w), count in dist.items():
+        if used == m:
+            total += count
+            if abs(w - m * n) >= far:
+                extreme += count
+    return extreme / total
 
 
 def jain(values):
@@ -45,3 +100,38 @@ def per_client(values):
         return None
     return {"values": v, "min": min(v), "median": median(v), "max": max(v),
             "jain": jain(v)}
+
+
+# SNIA's Performance Test Specification: a measurement window of 5
+# rounds is steady when the figure's range over it is within 20 % of its
+# mean, and the least-squares line through the rounds moves less than
+# 10 % of the mean from the first round to the last
+STEADY_ROUNDS = 5
+STEADY_RANGE_PCT = 20.0
+STEADY_SLOPE_PCT = 10.0
+
+
+def steady(series):
+    """SNIA's judgement of a per-interval series (fio's steady-state
+    window, one value a second) taken as 5 rounds of equal length, each
+    the mean of its intervals: {rounds, mean, range_pct, slope_pct,
+    steady}. ValueError when the series is not 5 rounds."""
+    k = STEADY_ROUNDS
+    if not series or len(series) % k:
+        raise ValueError("a window of %d values is not %d rounds"
+                         % (len(series), k))
+    step = len(series) // k
+    rounds = [sum(series[i * step:(i + 1) * step]) / step for i in range(k)]
+    mean = sum(rounds) / k
+    if mean <= 0:
+        return {"rounds": rounds, "mean": mean, "range_pct": None,
+                "slope_pct": None, "steady": False}
+    xm = (k - 1) / 2
+    slope = (sum((x - xm) * (y - mean) for x, y in enumerate(rounds))
+             / sum((x - xm) ** 2 for x in range(k)))
+    range_pct = (max(rounds) - min(rounds)) / mean * 100
+    slope_pct = abs(slope) * (k - 1) / mean * 100
+    return {"rounds": rounds, "mean": mean, "range_pct": range_pct,
+            "slope_pct": slope_pct,
+            "steady": (range_pct <= STEADY_RANGE_PCT
+                       and slope_pct <= STEADY_SLOPE_PCT)}

@@ -69,6 +69,12 @@ def point(p, baselines):
                                 if r["status"] == "failed")
     out["pending_repeats"] = sum(1 for r in p["repeats"]
                                  if r["status"] == "pending")
+    out["ran_repeats"] = len(p["repeats"]) - out["pending_repeats"]
+    judged = [r["metrics"]["steady_state"] for r in done
+              if r["metrics"].get("steady_state")]
+    if judged:
+        out["steady_state"] = {"judged": len(judged), "steady": sum(
+            1 for j in judged if j["steady"]), "repeats": judged}
     # the per-client view of the repeat with the median IOPS
     pcs = [r["metrics"]["per_client"] for r in done
            if r["metrics"].get("per_client")]

@@ -67,6 +67,21 @@ def close(a, b):
         abs(a), abs(b), 1)
 
 
+def perftest_figure(res, p, metric):
+    """perftest's figure a relative threshold on a point's lat_p99.9 or
+    iops multiplies, straight from results.json's baselines: the latency
+    or bandwidth test of the point's direction and size."""
+    d = "read" if p["rw"] in ("read", "randread", "randrw") else "write"
+    bs = str(p["bs"]).lower()
+    size = int(bs.rstrip("km")) << {"k": 10, "m": 20}.get(bs[-1], 0)
+    if metric == "lat_p99.9":
+        b = res["baselines"].get("%s_lat/%d" % (d, size), {})
+        return (b.get("result") or {}).get("p99.9_us")
+    b = res["baselines"].get("%s_bw/%d" % (d, size), {})
+    rate = (b.get("result") or {}).get("msg_rate_mpps")
+    return rate * 1e6 if rate else None
+
+
 def raw_figures(run, p, r):
     """iops and p99.9 (us) of one repeat, straight from its fio JSON."""
     rep = fio_report(os.path.join(run, r["fio_output"]))
@@ -75,6 +90,57 @@ def raw_figures(run, p, r):
     iops = sum(j[d]["iops"] for j in jobs)
     p999 = max(j[d]["clat_ns"]["percentile"]["99.900000"] for j in jobs) / 1000
     return iops, p999, jobs
+
+
+def snia(series):
+    """SNIA's steady state of a window, computed here on its own: 5
+    rounds, range within 20 % of their mean, the least-squares line's
+    move across them within 10 %; (range %, slope %, steady)."""
+    step = len(series) // 5
+    if not step or len(series) % 5:
+        return None, None, False
+    r = [sum(series[i * step:(i + 1) * step]) / step for i in range(5)]
+    mean = sum(r) / 5
+    if mean <= 0:
+        return None, None, False
+    slope = sum((x - 2) * (y - mean) for x, y in enumerate(r)) / 10
+    rng = (max(r) - min(r)) / mean * 100
+    move = abs(slope) * 4 / mean * 100
+    return rng, move, rng <= 20 and move <= 10
+
+
+def same_figure(a, b):
+    return a is None and b is None or close(a, b)
+
+
+def check_steady(run, res):
+    """Every done repeat of a time-based point has its steady-state
+    record, each client job's judged again from its fio JSON."""
+    bad, n = [], 0
+    for p in res["points"]:
+        if p["mode"].startswith("aof"):
+            continue
+        for r in p["repeats"]:
+            if r["status"] != "done":
+                continue
+            n += 1
+            rec = r["metrics"].get("steady_state")
+            jobs = raw_figures(run, p, r)[2]
+            if not rec or len(rec["jobs"]) != len(jobs):
+                bad.append("%s: %s" % (p["id"], "no record" if not rec else
+                                       "%d jobs judged of %d" % (
+                                           len(rec["jobs"]), len(jobs))))
+                continue
+            for j, got in zip(jobs, rec["jobs"]):
+                rng, move, ok = snia(j["steadystate"]["data"]["iops"])
+                if (ok != got["steady"]
+                        or not same_figure(rng, got["range_pct"])
+                        or not same_figure(move, got["slope_pct"])):
+                    bad.append("%s: %s, fio JSON %s" % (
+                        p["id"], (got["steady"], got["range_pct"],
+                                  got["slope_pct"]), (ok, rng, move)))
+    check("a steady-state record per repeat, as judged from fio's JSON",
+          n and not bad, "; ".join(bad) or "%d repeats" % n)
 
 
 def check_run(run, out, expect_failed=()):
@@ -119,6 +185,8 @@ def check_run(run, out, expect_failed=()):
                 mism.append("%s verified nothing" % p["id"])
     check("results.json's figures are fio JSON's", not mism and n > 0,
           "; ".join(mism) or "%d repeats read back" % n)
+    if "steady_state" in res["plan"]:
+        check_steady(run, res)
     # perftest under emulation on a loaded host may not calibrate its
     # clock ("Correlation coefficient r^2 ... < 0.9": no figures) or may
     # hang: the mechanism (servers through the target's fio, the client
@@ -157,9 +225,13 @@ def check_run(run, out, expect_failed=()):
         "testsuite")
     cases = list(suite.iter("testcase"))
     failed = {c.get("name") for c in cases if c.find("failure") is not None}
+    # besides the thresholds: "every point completed", and steady state
+    # where the plan requires it
+    ss = res["plan"].get("steady_state")
+    implicit = 2 if ss and ss.get("required", True) else 1
     check("junit.xml: one test case per threshold, failures as verdict.json",
-          len(cases) == len(res["plan"]["thresholds"]) + 1 and failed ==
-          {c["name"] for c in v["cases"] if not c["passed"]},
+          len(cases) == len(res["plan"]["thresholds"]) + implicit and failed
+          == {c["name"] for c in v["cases"] if not c["passed"]},
           "%d cases, %d failed" % (len(cases), len(failed)))
     # each latency or IOPS threshold's value from the fio JSON
     wrong = []
@@ -181,7 +253,16 @@ def check_run(run, out, expect_failed=()):
             want = median(vals)
             t = [t for t in res["plan"]["thresholds"]
                  if t.get("name") == c["name"]][0]
-            ok = want <= t["max"] if "max" in t else want >= t["min"]
+            factor = perftest_figure(res, p, c["metric"]) if t.get(
+                "relative_to") == "perftest" else 1
+            if factor is None:
+                # no baseline: the case cannot pass
+                if row["passed"]:
+                    wrong.append("%s %s: passed without a perftest figure"
+                                 % (c["name"], p["id"]))
+                continue
+            ok = (want <= t["max"] * factor if "max" in t
+                  else want >= t["min"] * factor)
             if not close(want, row["value"]) or ok != row["passed"]:
                 wrong.append("%s %s: verdict %s (%s), fio %s (%s)" % (
                     c["name"], p["id"], row["value"], row["passed"], want, ok))

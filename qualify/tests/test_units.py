@@ -3,8 +3,10 @@
 two-guest bed (qualify/tests/data): fio's JSON, the statistics, the
 verdicts, the comparison rule, the plans."""
 
+import contextlib
 import copy
 import importlib.util
+import io
 import json
 import os
 import re
@@ -281,37 +283,253 @@ class Verdicts(unittest.TestCase):
         self.assertIn("data:image/png;base64,", page)
 
 
+def with_baselines(res):
+    """res with the perftest baselines recorded on the bed at 4 KiB."""
+    for key, name in (("write_lat/4096", "perftest-write_lat.out"),
+                      ("read_bw/4096", "perftest-read_bw.out"),
+                      ("write_bw/4096", "perftest-write_bw.out")):
+        res["baselines"][key] = {
+            "status": "done",
+            "result": perftest.parse(key.split("/")[0], data(name))}
+    return res
+
+
+class RelativeThresholds(unittest.TestCase):
+    def judge(self, thresholds, res=None, reference=None):
+        res = res or with_baselines(run_result(recorded))
+        res["plan"] = dict(res["plan"], thresholds=thresholds)
+        cases = verdict.judge(res, reference=reference)
+        return {c["name"]: c for c in cases[1:]}
+
+    def test_perftest(self):
+        p999 = perftest.parse("write_lat", data("perftest-write_lat.out"))[
+            "p99.9_us"]
+        got = self.judge([
+            {"name": "3x", "series": "apm-write", "metric": "lat_p99.9",
+             "relative_to": "perftest", "max": 3},
+            {"name": "half", "series": "apm-write", "metric": "lat_p99.9",
+             "relative_to": "perftest", "max": 0.5},
+            {"name": "bw", "series": "apm-read", "metric": "bw_bytes",
+             "relative_to": "perftest", "min": 0.05}])
+        self.assertEqual({n: c["passed"] for n, c in got.items()},
+                         {"3x": True, "half": False, "bw": True})
+        row = got["3x"]["points"][0]
+        self.assertAlmostEqual(row["base"], p999)
+        self.assertAlmostEqual(row["limit"]["max"], 3 * p999)
+        self.assertIn("perftest", got["half"]["message"])
+        # no baseline of that size and direction: no verdict to pass
+        res = run_result(recorded)
+        got = self.judge([{"name": "x", "series": "apm-write",
+                           "metric": "lat_p99.9", "relative_to": "perftest",
+                           "max": 3}], res=res)
+        self.assertFalse(got["x"]["passed"])
+        self.assertIn("no perftest", got["x"]["message"])
+
+    def test_reference(self):
+        t = [{"name": "ref", "metric": "iops", "relative_to": "reference",
+              "min": 0.9}]
+        ref = run_result(recorded)
+        self.assertTrue(self.judge(t, reference=ref)["ref"]["passed"])
+        fast = copy.deepcopy(ref)
+        for p in fast["points"]:
+            p["repeats"][0]["metrics"]["iops"] *= 2
+        self.assertFalse(self.judge(t, reference=fast)["ref"]["passed"])
+        got = self.judge(t)["ref"]
+        self.assertFalse(got["passed"])
+        self.assertIn("--reference", got["message"])
+
+    def test_plan_checks(self):
+        one = [{"name": "a", "mode": "apm", "rw": "write"}]
+        for t in ({"metric": "iops", "relative_to": "yesterday", "min": 1},
+                  {"metric": "jain", "relative_to": "perftest", "min": 1},
+                  {"metric": "verify_errors", "relative_to": "reference",
+                   "max": 1}):
+            with self.assertRaises(planmod.PlanError, msg=t):
+                planmod.normalize({"series": one, "thresholds": [t]})
+
+    def test_quick_plan_passes_on_the_bed(self):
+        # the quick plan on figures recorded on the emulated bed: a healthy
+        # build passes its verdict
+        res = with_baselines(run_result(recorded, reps=3))
+        cases = verdict.judge(res)
+        self.assertEqual([c["name"] for c in cases if not c["passed"]], [])
+        self.assertTrue(any(t.get("relative_to") == "perftest"
+                            for t in QUICK["thresholds"]))
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_report_reference_option(self):
+        from rpma_qualify import cli, runner
+        res = run_result(recorded)
+        res.update(started="s", updated="u", tool_version="t")
+        res["plan"] = dict(res["plan"], thresholds=[
+            {"name": "ref", "metric": "iops", "relative_to": "reference",
+             "min": 0.9}])
+        fast = copy.deepcopy(res)
+        for p in fast["points"]:
+            p["repeats"][0]["metrics"]["iops"] *= 2
+        with tempfile.TemporaryDirectory() as d:
+            for name, r in (("run", res), ("ref", res), ("fast", fast)):
+                os.mkdir(os.path.join(d, name))
+                runner.save(os.path.join(d, name), r)
+            with contextlib.redirect_stdout(io.StringIO()):
+                rcs = [cli.main(["report", os.path.join(d, "run"),
+                                 "--reference", os.path.join(d, ref)])
+                       for ref in ("ref", "fast")]
+        self.assertEqual(rcs, [0, 1])
+
+
+STEADY_PLAN = {"ramp_time": 2, "runtime": 30,
+               "steady_state": {"criterion": "iops_slope:10%",
+                                "window": 10, "ramp": 1},
+               "series": [{"name": "w", "mode": "apm", "rw": "write"},
+                          {"name": "log", "mode": "aof-apm",
+                           "rw": "write"}]}
+
+
+class SteadyState(unittest.TestCase):
+    def test_snia_rule(self):
+        flat = stats.steady([100] * 10)
+        self.assertTrue(flat["steady"])
+        self.assertEqual(flat["rounds"], [100] * 5)
+        # 10 s of a 5-round window: rounds of 2 s, each their mean
+        self.assertEqual(stats.steady([1, 3] * 5)["rounds"], [2] * 5)
+        # within the range (14 % < 20 %) but the line moves 14 % > 10 %
+        rise = stats.steady([100, 103.5, 107, 110.5, 114])
+        self.assertAlmostEqual(rise["range_pct"], 14 / 107 * 100)
+        self.assertAlmostEqual(rise["slope_pct"], 14 / 107 * 100)
+        self.assertFalse(rise["steady"])
+        # flat line, one round 25 % off: the range fails it
+        spike = stats.steady([100, 100, 125, 100, 100])
+        self.assertLess(spike["slope_pct"], 10)
+        self.assertFalse(spike["steady"])
+        # both within: 9 % range, no trend
+        self.assertTrue(stats.steady([100, 109, 100, 109, 100])["steady"])
+        self.assertFalse(stats.steady([0] * 5)["steady"])
+        with self.assertRaises(ValueError):
+            stats.steady([100] * 7)
+
+    def test_fio_report(self):
+        # fio 3.33's own JSON (null engine) with steadystate=
+        m = metrics("fio-null-steady.json", "write")["steady_state"]
+        self.assertEqual((m["steady"], m["fio_attained"]), (True, True))
+        self.assertAlmostEqual(m["runtime_s"], 6.001)
+        self.assertEqual(m["jobs"][0]["fio_ss"], "iops:20.000000%")
+        # fio's criterion (0.1 %) not met; SNIA's rule is: range 9.4 %
+        m = metrics("fio-null-unsteady.json", "write")["steady_state"]
+        self.assertEqual((m["steady"], m["fio_attained"]), (True, False))
+        self.assertAlmostEqual(m["jobs"][0]["range_pct"],
+                               (2088 - 1899) / 2004.8 * 100)
+        # no steadystate= in the jobs: no record
+        self.assertNotIn("steady_state", metrics("fio-apm-write.out",
+                                                 "write"))
+
+    def test_plan(self):
+        p = planmod.normalize(STEADY_PLAN)
+        w, log = planmod.points(p)
+        c = planmod.job_files(p, w, "10.0.0.1", ["h1"], 7300)["clients"][0][1]
+        self.assertIn("steadystate=iops_slope:10%\n", c)
+        self.assertIn("ss_dur=10\n", c)
+        # fio's steady-state clock restarts at the end of ramp_time
+        self.assertIn("ss_ramp=3\n", c)
+        self.assertIn("runtime=30\n", c)
+        # an append-only log appends size bytes: no steady state
+        c = planmod.job_files(p, log, "10.0.0.1", ["h1"],
+                              7300)["clients"][0][1]
+        self.assertNotIn("steadystate", c)
+        for bad in ({"criterion": "lat:1%", "window": 10},
+                    {"criterion": "iops:5%", "window": 7},
+                    {"criterion": "iops:5%", "window": 30},
+                    {"criterion": "iops:5%", "window": 10, "ramp": -1},
+                    {"criterion": "iops:5%", "window": 10, "required": 1},
+                    # 2 + 2 + 2 + 25 > 30: no room for fio's last sample
+                    {"criterion": "iops:5%", "window": 25, "ramp": 2}):
+            with self.assertRaises(planmod.PlanError, msg=bad):
+                planmod.normalize(dict(STEADY_PLAN, steady_state=bad))
+
+    def run_with(self, steady_by_point):
+        plan = planmod.normalize(dict(STEADY_PLAN, series=[
+            {"name": "w", "mode": "apm", "rw": "write", "iodepth": [1, 2]}]))
+        res = run_result(lambda p: "fio-null-steady.json", plan=plan, reps=2)
+        for p, flags in zip(res["points"], steady_by_point):
+            for r, f in zip(p["repeats"], flags):
+                r["metrics"]["steady_state"]["steady"] = f
+        return res
+
+    def test_verdict_and_report(self):
+        res = self.run_with([[False, False], [True, False]])
+        cases = verdict.judge(res)
+        case = [c for c in cases if c["metric"] == "steady_state"]
+        self.assertEqual(len(case), 1)
+        self.assertFalse(case[0]["passed"])
+        self.assertIn(res["points"][0]["id"], case[0]["message"])
+        self.assertNotIn(res["points"][1]["id"], case[0]["message"])
+        s = summary.run(res)[res["points"][1]["id"]]["steady_state"]
+        self.assertEqual((s["judged"], s["steady"]), (2, 1))
+        ok = self.run_with([[True, False], [False, True]])
+        self.assertTrue([c for c in verdict.judge(ok)
+                         if c["metric"] == "steady_state"][0]["passed"])
+        # a plan without steady_state, or that does not require it: no
+        # such case
+        self.assertFalse([c for c in verdict.judge(run_result(recorded))
+                          if c["metric"] == "steady_state"])
+        res["plan"]["steady_state"]["required"] = False
+        self.assertFalse([c for c in verdict.judge(res)
+                          if c["metric"] == "steady_state"])
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_report_marks_never_steady(self):
+        from rpma_qualify import report
+        res = self.run_with([[False, False], [True, False]])
+        res.update(started="s", updated="u", tool_version="t")
+        with tempfile.TemporaryDirectory() as d:
+            report.write(d, res)
+            with open(os.path.join(d, "report.html")) as f:
+                page = f.read()
+        self.assertEqual(page.count("never steady"), 1)
+        self.assertIn("1 of 2 steady", page)
+
+
 def summ(vals):
     return stats.summary(vals)
 
 
+def range_rule(a, b, better, floor_pct, factor):
+    """compare.rule on runs of too few repeats for the rank test: the
+    range rule's (verdict, change %, allowance %)."""
+    c = compare.rule(a, b, better, {"floor_pct": floor_pct,
+                                    "spread_factor": factor, "alpha": 0.05})
+    if c["verdict"] != "missing":
+        assert c["test"] == "range", c
+    return c["verdict"], c["change_pct"], c["allowance_pct"]
+
+
 class CompareRule(unittest.TestCase):
     def test_same_within_spread(self):
-        v, ch, allow = compare.rule(summ([100, 110, 105]),
+        v, ch, allow = range_rule(summ([100, 110, 105]),
                                     summ([112, 118, 115]), "higher", 5, 2)
         # 9.5 % change, but the spread of A is 9.5 %: allowance 19 %
         self.assertEqual(v, "same")
         self.assertAlmostEqual(allow, 2 * 10 / 105 * 100)
 
     def test_overlap_is_same(self):
-        v, _, _ = compare.rule(summ([100, 200]), summ([190, 400]),
+        v, _, _ = range_rule(summ([100, 200]), summ([190, 400]),
                                "lower", 1, 0)
         self.assertEqual(v, "same")
 
     def test_regression_and_improvement(self):
         a, b = summ([100, 101, 102]), summ([150, 151, 152])
-        self.assertEqual(compare.rule(a, b, "lower", 10, 2)[0], "regression")
-        self.assertEqual(compare.rule(a, b, "higher", 10, 2)[0],
+        self.assertEqual(range_rule(a, b, "lower", 10, 2)[0], "regression")
+        self.assertEqual(range_rule(a, b, "higher", 10, 2)[0],
                          "improvement")
-        self.assertEqual(compare.rule(b, a, "higher", 10, 2)[0], "regression")
+        self.assertEqual(range_rule(b, a, "higher", 10, 2)[0], "regression")
 
     def test_floor(self):
         a, b = summ([100]), summ([108])
-        self.assertEqual(compare.rule(a, b, "lower", 10, 2)[0], "same")
-        self.assertEqual(compare.rule(a, b, "lower", 5, 2)[0], "regression")
+        self.assertEqual(range_rule(a, b, "lower", 10, 2)[0], "same")
+        self.assertEqual(range_rule(a, b, "lower", 5, 2)[0], "regression")
 
     def test_missing(self):
-        self.assertEqual(compare.rule(None, summ([1]), "lower", 5, 2)[0],
+        self.assertEqual(range_rule(None, summ([1]), "lower", 5, 2)[0],
                          "missing")
 
     def test_same_run_twice(self):
@@ -336,6 +554,309 @@ class CompareRule(unittest.TestCase):
                              "regression")
 
 
+class CompareGate(unittest.TestCase):
+    """compare --fail-on-regression on a new run that lost points."""
+
+    def lost_run(self):
+        base = run_result(recorded, reps=3)
+        new = copy.deepcopy(base)
+        failed = new["points"][1]
+        for i in range(len(failed["repeats"])):
+            failed["repeats"][i] = {"status": "failed", "reason": "fio exit 1"}
+        gone = new["points"].pop(2)
+        return base, new, [failed["id"], gone["id"]]
+
+    def test_lost_points_named(self):
+        base, new, lost = self.lost_run()
+        c = compare.compare([base, new], ["old", "new"])
+        self.assertEqual(c["lost"], [{"run": "new", "points": lost}])
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_gate_fails_naming_them(self):
+        from rpma_qualify import cli, runner
+        base, new, lost = self.lost_run()
+        with tempfile.TemporaryDirectory() as d:
+            dirs = []
+            for name, res in (("old", base), ("new", new)):
+                os.mkdir(os.path.join(d, name))
+                runner.save(os.path.join(d, name), res)
+                dirs.append(os.path.join(d, name))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                rc = cli.main(["compare"] + dirs + [
+                    "--out", os.path.join(d, "cmp"), "--fail-on-regression"])
+                rc_plain = cli.main(["compare"] + dirs + [
+                    "--out", os.path.join(d, "cmp")])
+        self.assertEqual(rc, 1)
+        for pid in lost:
+            self.assertIn(pid, err.getvalue())
+        # without the gate the comparison still says so, and exits 0
+        self.assertEqual(rc_plain, 0)
+
+
+class CompareCounts(unittest.TestCase):
+    """compare.metrics: checked when the plan is read; counts compared by
+    their own rule."""
+
+    def test_unknown_metric(self):
+        one = [{"name": "a", "mode": "apm", "rw": "write"}]
+        with self.assertRaisesRegex(planmod.PlanError,
+                                    r"lat_p95.*iops.*verify_errors"):
+            planmod.normalize({"series": one,
+                               "compare": {"metrics": ["iops", "lat_p95"]}})
+        with self.assertRaisesRegex(planmod.PlanError, r"iops_x"):
+            planmod.normalize({"series": one, "thresholds": [
+                {"metric": "iops_x", "min": 1}]})
+        # a run written before plans were checked: compare's own error
+        res = run_result(recorded)
+        res["plan"] = copy.deepcopy(res["plan"])
+        res["plan"]["compare"]["metrics"] = ["lat_p95"]
+        with self.assertRaisesRegex(planmod.PlanError, r"lat_p95"):
+            compare.compare([res, res])
+
+    def runs(self):
+        plan = copy.deepcopy(QUICK)
+        plan["compare"]["metrics"] = ["iops"] + list(summary.COUNTS)
+        base = run_result(recorded, plan=plan, reps=3)
+        return base, copy.deepcopy(base)
+
+    def verdicts(self, base, new, metric):
+        c = compare.compare([base, new])
+        return [p["metrics"][metric]["changes"][0]["verdict"]
+                for p in c["points"]]
+
+    def test_counts_same(self):
+        base, new = self.runs()
+        c = compare.compare([base, new])
+        self.assertEqual(set(c["counts"]), {"same"})
+
+    def test_one_verify_error_is_a_regression(self):
+        base, new = self.runs()
+        # the figures unchanged: no spread can hide a verify error
+        new["points"][0]["repeats"][1]["metrics"]["verify_errors"] = 1
+        self.assertEqual(self.verdicts(base, new, "verify_errors"),
+                         ["regression", "same", "same", "same"])
+        self.assertEqual(self.verdicts(new, base, "verify_errors")[0],
+                         "improvement")
+
+    def test_failed_repeat_is_a_regression(self):
+        base, new = self.runs()
+        new["points"][3]["repeats"][0] = {"status": "failed", "reason": "x"}
+        self.assertEqual(self.verdicts(base, new, "failed_repeats"),
+                         ["same", "same", "same", "regression"])
+
+    def test_counters(self):
+        base, new = self.runs()
+        for res, naks in ((base, 10), (new, 10)):
+            for r in res["points"][0]["repeats"]:
+                r["counters"] = {"h": {"changed": {}, "rnr_naks": naks,
+                                       "retries": 0}}
+        self.assertEqual(self.verdicts(base, new, "rnr_naks")[0], "same")
+        # from none to some; and more than floor_pct (10 %) more
+        new["points"][1]["repeats"][0]["counters"] = {
+            "h": {"changed": {}, "rnr_naks": 0, "retries": 1}}
+        for r in new["points"][0]["repeats"]:
+            r["counters"]["h"]["rnr_naks"] = 12
+        self.assertEqual(self.verdicts(base, new, "retries")[1], "regression")
+        self.assertEqual(self.verdicts(base, new, "rnr_naks")[0],
+                         "regression")
+
+
+def jittered(res, seed, spread=0.1, outlier=None, slower=1.0):
+    """A copy of res whose repeats' figures are each scaled by a factor
+    drawn in [1 - spread, 1 + spread] (seeded), latencies multiplied and
+    IOPS divided by slower; outlier: (repeat, factor) makes that repeat's
+    latencies factor times longer and its IOPS factor times fewer."""
+    import random
+    rnd = random.Random(seed)
+    out = copy.deepcopy(res)
+    for p in out["points"]:
+        for i, r in enumerate(p["repeats"]):
+            f = rnd.uniform(1 - spread, 1 + spread) * slower
+            if outlier and outlier[0] == i:
+                f *= outlier[1]
+            m = r["metrics"]
+            m["lat_us"] = {k: v * f for k, v in m["lat_us"].items()}
+            m["iops"] /= f
+    return out
+
+
+class RankTest(unittest.TestCase):
+    def test_mann_whitney_exact(self):
+        # complete separation of 3 and 3: the smallest two-sided p, 2/20
+        self.assertAlmostEqual(stats.mann_whitney([1, 2, 3], [4, 5, 6]),
+                               0.1)
+        self.assertAlmostEqual(stats.mann_whitney([4, 5, 6], [1, 2, 3]),
+                               0.1)
+        # 9 and 9, one of A below every B: 2 x 97 / C(18, 9)
+        a = [10 + i for i in range(8)] + [0]
+        b = [1 + i / 10 for i in range(9)]
+        self.assertAlmostEqual(stats.mann_whitney(a, b), 2 * 97 / 48620)
+        # ties (fio's percentiles are bucket values): midranks, exact
+        self.assertAlmostEqual(stats.mann_whitney([1, 1, 1], [1, 1, 1]), 1.0)
+        self.assertAlmostEqual(stats.mann_whitney([1, 1, 2, 2],
+                                                  [2, 2, 3, 3]), 6 / 70 * 2)
+        # against every split counted one by one
+        import itertools
+        a, b = [3, 1, 2, 2, 5], [2, 2, 4, 4, 6, 1]
+
+        def u(x, y):
+            return sum((i > j) + (i == j) / 2 for i in x for j in y)
+        pool, far, hits, total = a + b, abs(u(a, b) - 15), 0, 0
+        for idx in itertools.combinations(range(11), 5):
+            x = [pool[i] for i in idx]
+            y = [pool[i] for i in range(11) if i not in idx]
+            total += 1
+            hits += abs(u(x, y) - 15) >= far
+        self.assertAlmostEqual(stats.mann_whitney(a, b), hits / total)
+        # the smallest p a test of m and n repeats can give
+        self.assertAlmostEqual(stats.smallest_p(3, 3), 0.1)
+        self.assertAlmostEqual(stats.smallest_p(4, 4), 2 / 70)
+
+    def test_outlier_cannot_hide_a_slowdown(self):
+        base = jittered(run_result(recorded, reps=9), 1, spread=0.05,
+                        outlier=(4, 2.5))
+        slow = jittered(run_result(recorded, reps=9), 2, spread=0.05,
+                        slower=1.5)
+        c = compare.compare([base, slow])
+        got = {(p["id"], m): v["changes"][0]["verdict"]
+               for p in c["points"] for m, v in p["metrics"].items()}
+        self.assertEqual(set(got.values()), {"regression"}, got)
+        self.assertEqual(len(got), 12)
+        ch = c["points"][0]["metrics"]["iops"]["changes"][0]
+        self.assertEqual(ch["test"], "mann-whitney")
+        self.assertLess(ch["p"], 0.05)
+
+    def test_one_build_twice_is_the_same(self):
+        one = run_result(recorded, reps=9)
+        for seed in range(10):
+            c = compare.compare([jittered(one, 100 + seed),
+                                 jittered(one, 200 + seed)])
+            self.assertEqual(set(c["counts"]), {"same"}, seed)
+
+    def test_too_few_repeats(self):
+        # 3 and 3 cannot reach alpha: the range rule, and the change says
+        # it was not tested
+        base = jittered(run_result(recorded, reps=3), 1, spread=0.05)
+        slow = jittered(base, 2, spread=0.0, slower=3)
+        c = compare.compare([base, slow])
+        ch = c["points"][0]["metrics"]["lat_p50"]["changes"][0]
+        self.assertEqual((ch["verdict"], ch["test"], ch["p"]),
+                         ("regression", "range", None))
+
+
+class History(unittest.TestCase):
+    """history RUN...: the figures of every run, per point and metric."""
+
+    def runs(self):
+        env = {"kernel": "6.1.0-18-amd64", "fio": "fio-3.33",
+               "rdma_core": "44.0-2", "perftest": "4.5-1",
+               "rpma": {"rpma_qualify": "0.3", "librpma_pkgconfig": "1.3.0"},
+               "rdma_devices": [{"name": "rxe0", "fw_ver": "0.0.0"}]}
+        one = run_result(recorded, reps=3)
+        one["hosts"] = {"192.0.2.1": {"role": "target", "env": env},
+                        "192.0.2.2": {"role": "initiator", "env": env}}
+        two = jittered(one, 7, spread=0.02)
+        # the third: a new kernel on the target, three times slower
+        three = jittered(one, 8, spread=0.02, slower=3)
+        three["hosts"]["192.0.2.1"]["env"] = dict(env, kernel="6.5.0-1")
+        # a run written before the tool recorded environments
+        four = copy.deepcopy(three)
+        four["hosts"] = {}
+        return [one, two, three, four], ["r1", "r2", "r3", "r4"]
+
+    def test_steps_and_environment(self):
+        from rpma_qualify import history
+        runs, names = self.runs()
+        h = history.build(runs, names)
+        pid = runs[0]["points"][0]["id"]
+        row = h["points"][0]
+        self.assertEqual(row["id"], pid)
+        lat = row["metrics"]["lat_p50"]
+        self.assertEqual([x["run"] for x in lat], names)
+        self.assertEqual([x["step"] for x in lat],
+                         [None, "same", "regression", "same"])
+        s = summary.run(runs[2])[pid]["lat_p50"]
+        self.assertEqual((lat[2]["median"], lat[2]["min"], lat[2]["max"]),
+                         (s["median"], s["min"], s["max"]))
+        self.assertEqual(h["environment_changes"], [
+            [], [], ["target kernel: 6.1.0-18-amd64 -> 6.5.0-1"],
+            ["target: not recorded", "initiator: not recorded"]])
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_ndjson_and_page(self):
+        from rpma_qualify import history
+        runs, names = self.runs()
+        with tempfile.TemporaryDirectory() as d:
+            history.write(d, runs, names)
+            with open(os.path.join(d, "history.ndjson")) as f:
+                lines = [json.loads(ln) for ln in f]
+            with open(os.path.join(d, "history.html")) as f:
+                page = f.read()
+        metrics = QUICK["compare"]["metrics"]
+        self.assertEqual(len(lines), 4 * 4 * len(metrics))
+        first = lines[0]
+        self.assertEqual(set(first) >= {"metric", "value", "unit", "point",
+                                        "run", "environment"}, True)
+        pid = runs[0]["points"][0]["id"]
+        self.assertEqual(first["value"],
+                         summary.run(runs[0])[pid][first["metric"]]["median"])
+        self.assertEqual(first["unit"], summary.METRICS[first["metric"]][0])
+        self.assertEqual(first["environment"]["target"]["kernel"],
+                         "6.1.0-18-amd64")
+        self.assertNotIn("http://", page.replace("http://www.w3.org", ""))
+        self.assertIn("target kernel: 6.1.0-18-amd64 -&gt; 6.5.0-1", page)
+        self.assertIn('data-run="r3" data-step="regression"', page)
+        self.assertEqual(page.count("data:image/png;base64,"), 4)
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_command(self):
+        from rpma_qualify import cli, runner
+        runs, names = self.runs()
+        with tempfile.TemporaryDirectory() as d:
+            dirs = []
+            for n, r in zip(names, runs):
+                os.mkdir(os.path.join(d, n))
+                runner.save(os.path.join(d, n), r)
+                dirs.append(os.path.join(d, n))
+            out = os.path.join(d, "h")
+            with contextlib.redirect_stdout(io.StringIO()) as o:
+                rc = cli.main(["history"] + dirs + ["--out", out])
+            self.assertEqual(rc, 0)
+            self.assertIn("regression", o.getvalue())
+            self.assertTrue(os.path.exists(os.path.join(out, "history.html")))
+
+
+class RunFormat1(unittest.TestCase):
+    """A results.json that rpma-qualify wrote before this version
+    (qualify/tests/data/run-format1.json: 39a20b6's `run` of a plan of 3
+    points, 2 repeats, fio replaced by the recorded output) stays
+    readable by report, compare and history."""
+
+    def old(self):
+        return json.loads(data("run-format1.json"))
+
+    def test_compare(self):
+        old = self.old()
+        c = compare.compare([old, self.old()], ["a", "b"])
+        self.assertEqual(set(c["counts"]), {"same"})
+        self.assertEqual(c["lost"], [])
+        self.assertEqual(len(c["points"]), 3)
+
+    @unittest.skipUnless(HAVE_MPL, "no python3-matplotlib: no charts")
+    def test_report_and_history(self):
+        from rpma_qualify import history, report
+        old = self.old()
+        with tempfile.TemporaryDirectory() as d:
+            self.assertTrue(report.write(d, old))
+            h = history.write(d, [old, self.old()], ["a", "b"])
+        self.assertEqual(h["environment_changes"], [[], []])
+        # one host in both roles: results.json names it by its last role
+        self.assertEqual(h["runs"][0]["environment"]["initiator"]["fio"],
+                         "fio-3.33")
+
+
 class Plans(unittest.TestCase):
     def test_shipped(self):
         for name in ("quick", "full"):
@@ -354,10 +875,13 @@ class Plans(unittest.TestCase):
                             axis)
 
     def test_overrides(self):
-        p = planmod.load("quick", {"runtime": 3, "repeats": 1,
+        p = planmod.load("quick", {"runtime": 9, "repeats": 1,
                                    "ramp_time": None})
         self.assertEqual((p["runtime"], p["repeats"], p["ramp_time"]),
-                         (3, 1, QUICK["ramp_time"]))
+                         (9, 1, QUICK["ramp_time"]))
+        # the quick plan's steady-state window does not fit in 3 s
+        with self.assertRaisesRegex(planmod.PlanError, "runtime 3 s"):
+            planmod.load("quick", {"runtime": 3})
 
     def test_errors(self):
         bad = [{"series": []},
@@ -381,6 +905,42 @@ class Plans(unittest.TestCase):
              "clients": [2]}]})
         with self.assertRaises(planmod.PlanError):
             planmod.points(p)
+
+    def test_empty_sweeps(self):
+        # a sweep of no value drops its series: an error naming both
+        one = {"name": "a", "mode": "apm", "rw": "write"}
+        for axis in planmod.AXES:
+            with self.assertRaisesRegex(planmod.PlanError,
+                                        r"series a: %s" % axis):
+                planmod.normalize({"series": [dict(one, **{axis: []})]})
+        # every series of the quick plan emptied: no point to run
+        with open(os.path.join(HERE, "..", "plans", "quick.json")) as f:
+            quick = json.load(f)
+        for s in quick["series"]:
+            s["iodepth"] = []
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "empty.json")
+            with open(path, "w") as f:
+                json.dump(quick, f)
+            from rpma_qualify import cli
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), \
+                    contextlib.redirect_stdout(io.StringIO()):
+                rc_plans = cli.main(["plans", path])
+                rc_run = cli.main(["run", path, "--target", "127.0.0.1",
+                                   "--initiator", "127.0.0.1", "--out",
+                                   os.path.join(d, "run"), "--quiet"])
+            self.assertEqual((rc_plans, rc_run), (2, 2))
+            self.assertIn("series apm-write: iodepth", err.getvalue())
+            self.assertFalse(os.path.exists(os.path.join(d, "run",
+                                                         "results.json")))
+
+    def test_no_point_fails_verdict(self):
+        # a run of no point (written before plans were checked for it)
+        # passes no verdict
+        res = run_result(recorded)
+        res["points"] = []
+        self.assertFalse(verdict.judge(res)[0]["passed"])
 
     def test_job_files(self):
         p = planmod.normalize({"series": [
@@ -446,9 +1006,11 @@ class Ssh(unittest.TestCase):
         try:
             cmd = h.command(["rpma-qualify", "env"])
             self.assertEqual(cmd[:3], ["ssh", "-o", "BatchMode=yes"])
-            self.assertEqual(cmd[-2:], ["192.0.2.9", "rpma-qualify env"])
+            # the host after "--": never read as an option of ssh's
+            self.assertEqual(cmd[-3:], ["--", "192.0.2.9",
+                                        "rpma-qualify env"])
             # one login per host: later commands share the first one's
-            opts = dict(o.split("=", 1) for o in cmd[2:-2:2])
+            opts = dict(o.split("=", 1) for o in cmd[2:-3:2])
             self.assertEqual(opts["ControlMaster"], "auto")
             self.assertTrue(opts["ControlPath"].endswith("/%C"))
             sockets = os.path.dirname(opts["ControlPath"])
@@ -578,8 +1140,42 @@ class RunAndContinue(unittest.TestCase):
         self.assertEqual(len(calls), 1 + 2 * 3 + 1)
         paths = {re.search(r"ControlPath=(\S+)", c).group(1) for c in calls}
         self.assertEqual(len(paths), 1)
-        self.assertTrue(calls[-1].endswith("-O exit 192.0.2.9"))
+        self.assertTrue(calls[-1].endswith("-O exit -- 192.0.2.9"))
         self.assertFalse(any("-O exit" in c for c in calls[:-1]))
+
+    def test_host_like_an_option(self):
+        # a name that ssh or perftest would take for an option is refused
+        # where it is read, before anything runs
+        from rpma_qualify import cli, runner
+        plan = self.plan()
+        bad = "-oProxyCommand=touch %s/pwned" % self.tmp.name
+        for opt in ("--target", "--initiator", "--target-rdma"):
+            argv = {"--target": "127.0.0.1", "--initiator": "127.0.0.1"}
+            argv[opt] = bad
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = cli.main(["run", plan, "--out", self.out, "--quiet",
+                               "--ssh"] + [x for k, v in argv.items()
+                                           for x in (k, v)])
+            self.assertEqual(rc, 2, opt)
+            self.assertIn(opt, err.getvalue())
+            self.assertFalse(os.path.exists(self.out), opt)
+        # and in a run's results.json, on continue
+        self.assertEqual(cli.main(["run", plan, "--target", "127.0.0.1",
+                                   "--initiator", "127.0.0.1", "--out",
+                                   self.out, "--quiet", "--stop-after", "0"]),
+                         0)
+        res = runner.load(self.out)
+        res["setup"]["initiators"].append(bad)
+        runner.save(self.out, res)
+        calls = self.ncalls()
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(cli.main(["continue", self.out, "--quiet"]), 2)
+        self.assertIn(bad, err.getvalue())
+        self.assertEqual(self.ncalls(), calls)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name,
+                                                     "pwned")))
 
     def test_failed_point(self):
         from rpma_qualify import cli, runner
