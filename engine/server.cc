@@ -392,7 +392,6 @@ Result Server::accept_one()
 		return Result::DONE;
 	}
 	free_.pop_back();
-	accepted_++;
 	if (clients() == 1) {
 		c.name = "the client";
 	} else {
@@ -427,7 +426,6 @@ void Server::give_back(Connection &c, const char *why)
 	c.probe = Probe();
 	c.probe_failed = IBV_WC_SUCCESS;
 	live_--;
-	accepted_--;
 	free_.push_back(c.index);
 	listen_as_places_allow();
 }
@@ -533,7 +531,7 @@ Result Server::do_work()
 
 bool Server::finished() const
 {
-	return (accepted_ == conns_.size() || gave_up_) && live_ == 0;
+	return (free_.empty() || gave_up_) && live_ == 0;
 }
 
 Result Server::wait(int timeout_ms)
@@ -708,8 +706,9 @@ Result Server::checks()
 	if (ep_ && td_->o.timeout &&
 	    now - listening_since_ > std::chrono::microseconds(td_->o.timeout)) {
 		// those that came are served to their end; the job fails then
-		report(td_, "%zu of %zu clients connected to %s:%s within runtime=%llus", accepted_,
-		       clients(), o.serverip, port_.c_str(), td_->o.timeout / 1000000);
+		report(td_, "%zu of %zu clients connected to %s:%s within runtime=%llus",
+		       clients() - free_.size(), clients(), o.serverip, port_.c_str(),
+		       td_->o.timeout / 1000000);
 		stop_listening();
 		gave_up_ = true;
 	}

@@ -204,7 +204,6 @@ private:
 	rpma_ep *ep_ = nullptr;
 	std::string port_;
 	std::vector<size_t> free_;    // the places Waiting, the next one taken last
-	size_t accepted_ = 0;         // places taken: conns_.size() - free_.size()
 	size_t established_ = 0;      // connections that came up
 	size_t live_ = 0;             // connections Connecting or Serving
 	bool paused_ = false;         // the listener out of the wait set
