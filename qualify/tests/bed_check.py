@@ -143,7 +143,9 @@ def check_steady(run, res):
           n and not bad, "; ".join(bad) or "%d repeats" % n)
 
 
-def check_run(run, out, expect_failed=()):
+def check_run(run, out, expect_failed=(), verdict=None):
+    """The run's own checks; verdict, when given, the one its plan's
+    thresholds must give ("PASS" or "FAIL")."""
     with open(os.path.join(run, "results.json")) as f:
         res = json.load(f)
     pts = res["points"]
@@ -219,8 +221,13 @@ def check_run(run, out, expect_failed=()):
         return res
     with open(os.path.join(run, "verdict.json")) as f:
         v = json.load(f)
+    got = "PASS" if v["passed"] else "FAIL"
     check("report's exit status follows the verdict", (rc == 0) == v["passed"],
-          "exit %d, verdict %s" % (rc, "PASS" if v["passed"] else "FAIL"))
+          "exit %d, verdict %s" % (rc, got))
+    if verdict:
+        check("%s: the verdict is %s" % (os.path.basename(run), verdict),
+              got == verdict, "%s; failed: %s" % (got, "; ".join(
+                  c["name"] for c in v["cases"] if not c["passed"]) or "none"))
     suite = ET.parse(os.path.join(run, "junit.xml")).getroot().find(
         "testsuite")
     cases = list(suite.iter("testcase"))
@@ -339,6 +346,8 @@ def main():
     ap.add_argument("--bed-seconds", type=int)
     ap.add_argument("--same")
     ap.add_argument("--slower")
+    # the healthy runs' verdict PASS, the slower run's FAIL
+    ap.add_argument("--verdicts", action="store_true")
     ap.add_argument("--ssh", action="store_true")
     ap.add_argument("--initiators", type=int)
     ap.add_argument("--expect-failed", action="append", default=[], nargs=2,
@@ -347,13 +356,14 @@ def main():
     if not os.path.exists(os.path.join(a.run, "results.json")):
         check("the run left results.json", False, a.run)
         return 1
-    res = check_run(a.run, a.out, a.expect_failed)
+    res = check_run(a.run, a.out, a.expect_failed,
+                    "PASS" if a.verdicts else None)
     if a.ssh:
         check_ssh(res)
     if a.initiators:
         check_initiators(a.run, res, a.initiators)
     if a.same:
-        check_run(a.same, a.out)
+        check_run(a.same, a.out, verdict="PASS" if a.verdicts else None)
         c = check_compare(a.run, a.same, a.out, "same")
         if c:
             diff = ["%s %s %s %.1f%% (allowance %.1f%%)" % (
@@ -365,6 +375,7 @@ def main():
                   "; ".join(diff) or "%d points x %d metrics" % (
                       len(c["points"]), len(c["metrics"])))
     if a.slower:
+        check_run(a.slower, a.out, verdict="FAIL" if a.verdicts else None)
         c = check_compare(a.run, a.slower, a.out, "slower")
         if c:
             lat = [(p["id"], p["metrics"]["lat_p50"]["changes"][0])
