@@ -8,7 +8,7 @@ are gone:
 
 RUN: every point completed; every figure results.json holds for a point
 read back from the fio output it came from (parsed here on its own, not
-by rpma_qualify.fiojson); every perftest baseline has its result;
+by rpma_qualify.metrics); every perftest baseline has its result;
 `rpma-qualify report` writes report.html, verdict.json and junit.xml,
 exits non-zero exactly when a case failed, and each threshold's value
 and outcome agree with the fio JSON. --same: `compare RUN RUN_B` calls
