@@ -10,7 +10,6 @@ import io
 import json
 import os
 import re
-import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
