@@ -15,7 +15,8 @@ import os
 import re
 import sys
 
-from rpma_measure import fio, provenance, record, stats
+from rpma_measure import fio, provenance, record
+from rpma_measure.stats import median_or_none as median
 
 
 def fio_json(path):
@@ -150,10 +151,6 @@ def clock_offset(raw):
             if j and "timestamp_ms" in j:
                 offs.append(os.path.getmtime(os.path.join(d, f)) - j["timestamp_ms"] / 1000)
     return median(offs)
-
-
-def median(values):
-    return stats.median(values, None)
 
 
 def first_error(*paths):

@@ -18,7 +18,8 @@ import re
 import statistics
 import sys
 
-from rpma_measure import fio, provenance, record, stats
+from rpma_measure import fio, provenance, record
+from rpma_measure.stats import median_or_none as median
 
 IMPLS = ("ours", "ref")
 
@@ -71,10 +72,6 @@ def perftest_figures(path):
             # "inf": perftest could not tell its cycle counter's frequency
             return fig if all(math.isfinite(v) for v in fig.values()) else None
     return None
-
-
-def median(values):
-    return stats.median(values, None)
 
 
 def fmt(v, digits=0):

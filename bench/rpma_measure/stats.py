@@ -22,6 +22,12 @@ def median(values, default=_NOTHING):
     return (v[n // 2 - 1] + v[n // 2]) / 2
 
 
+def median_or_none(values):
+    """The median of VALUES, None among them left out; None when none is
+    left (a table's empty cell)"""
+    return median(values, None)
+
+
 def summary(values):
     """Median, range and the range's width relative to the median (%) of
     the values of one metric over a point's repeats, and the values in
