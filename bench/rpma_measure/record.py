@@ -11,15 +11,16 @@ import os
 import time
 
 
-def sample(metric, value, unit, metadata=None, timestamp=None):
+def sample(metric, value, unit, metadata=None, timestamp="now"):
     """one figure: METRIC's VALUE in UNIT, measured at TIMESTAMP (seconds
-    since the epoch; now when None), METADATA saying of what"""
+    since the epoch, "now", or None: not recorded), METADATA saying of
+    what"""
     return {"metric": metric, "value": value, "unit": unit,
             "metadata": dict(metadata or {}),
-            "timestamp": time.time() if timestamp is None else timestamp}
+            "timestamp": time.time() if timestamp == "now" else timestamp}
 
 
-def samples(record, units, timestamp=None):
+def samples(record, units, timestamp="now"):
     """the samples of RECORD (a bench record: figures side by side) whose
     figures UNITS names ({figure: unit}), the rest of it their metadata"""
     meta = {k: v for k, v in record.items() if k not in units}

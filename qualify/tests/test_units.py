@@ -797,13 +797,20 @@ class History(unittest.TestCase):
         metrics = QUICK["compare"]["metrics"]
         self.assertEqual(len(lines), 4 * 4 * len(metrics))
         first = lines[0]
-        self.assertEqual(set(first) >= {"metric", "value", "unit", "point",
-                                        "run", "environment"}, True)
+        # the measurement package's sample (rpma_measure.record)
+        self.assertEqual(set(first), {"metric", "value", "unit", "metadata",
+                                      "timestamp"})
+        meta = first["metadata"]
+        # these runs recorded no start
+        self.assertEqual((meta["started"], first["timestamp"]), (None, None))
+        self.assertEqual(history._epoch("2026-12-04T18:41:42Z"), 1796409702)
+        self.assertEqual(set(meta) >= {"point", "run", "environment",
+                                       "started"}, True)
         pid = runs[0]["points"][0]["id"]
         self.assertEqual(first["value"],
                          summary.run(runs[0])[pid][first["metric"]]["median"])
         self.assertEqual(first["unit"], summary.METRICS[first["metric"]][0])
-        self.assertEqual(first["environment"]["target"]["kernel"],
+        self.assertEqual(meta["environment"]["target"]["kernel"],
                          "6.1.0-18-amd64")
         self.assertNotIn("http://", page.replace("http://www.w3.org", ""))
         self.assertIn("target kernel: 6.1.0-18-amd64 -&gt; 6.5.0-1", page)
