@@ -112,8 +112,8 @@ fio_pair() {
 
 
 # The rows: KIND RW BS IODEPTH SYNC NUMJOBS BUSY, of the plan of
-# $BENCH_MODE (bench/plans/MODE.json), which bench/run expanded on the host
-# (bench/rows.py) into $BENCH_RAW/rows
+# $BENCH_MODE (bench/plans/quick.json, full.json), which bench/run expanded
+# on the host (bench/rows.py) into $BENCH_RAW/rows
 rows() {
 	cat "$BENCH_RAW/rows"
 }
