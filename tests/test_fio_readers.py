@@ -184,6 +184,8 @@ class Readers(unittest.TestCase):
                 for k, v in r.items():
                     if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "round":
                         groups.setdefault(key + (k,), []).append(v)
+        if not groups:
+            self.skipTest("no bench/results records here (a tarball ships none)")
         n = 0
         for key, values in groups.items():
             new = stats.median(values)
