@@ -8,7 +8,7 @@ are gone:
 
 RUN: every point completed; every figure results.json holds for a point
 read back from the fio output it came from (parsed here on its own, not
-by rpma_qualify.fiojson); every perftest baseline has its result;
+by rpma_qualify.metrics); every perftest baseline has its result;
 `rpma-qualify report` writes report.html, verdict.json and junit.xml,
 exits non-zero exactly when a case failed, and each threshold's value
 and outcome agree with the fio JSON. --same: `compare RUN RUN_B` calls
@@ -48,7 +48,10 @@ def check(name, ok, detail=""):
     return ok
 
 
-def fio_report(path):
+# An independent oracle: the bed checks rpma-qualify's figures against
+# its own reading of fio's report and its own median, on purpose not the
+# measurement package's (rpma_measure) that the tool stands on.
+def oracle_fio_report(path):
     with open(path) as f:
         text = f.read()
     start = text.index("\n{") + 1 if not text.startswith("{") else 0
@@ -56,7 +59,7 @@ def fio_report(path):
     return json.loads(text[start:end])
 
 
-def median(v):
+def oracle_median(v):
     v = sorted(v)
     n = len(v)
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
@@ -84,7 +87,7 @@ def perftest_figure(res, p, metric):
 
 def raw_figures(run, p, r):
     """iops and p99.9 (us) of one repeat, straight from its fio JSON."""
-    rep = fio_report(os.path.join(run, r["fio_output"]))
+    rep = oracle_fio_report(os.path.join(run, r["fio_output"]))
     jobs = [j for j in rep["client_stats"] if j["jobname"] == "qualify-client"]
     d = "read" if p["rw"] == "read" else "write"
     iops = sum(j[d]["iops"] for j in jobs)
@@ -257,7 +260,7 @@ def check_run(run, out, expect_failed=(), verdict=None):
                     wrong.append("%s %s: verdict %s, fio none" % (
                         c["name"], p["id"], row["value"]))
                 continue
-            want = median(vals)
+            want = oracle_median(vals)
             t = [t for t in res["plan"]["thresholds"]
                  if t.get("name") == c["name"]][0]
             factor = perftest_figure(res, p, c["metric"]) if t.get(
