@@ -378,6 +378,21 @@ private:
 		return job_failed(td_, EIO, "write quorum");
 	}
 
+	Result stalled() override
+	{
+		const std::string why = "no completion for " +
+					std::to_string(
+						std::chrono::duration_cast<std::chrono::seconds>(
+							OPERATION_TIMEOUT)
+							.count()) +
+					" s with operations outstanding";
+		Result r = Result::RETRY;
+		for (unsigned t = 0; t < ntargets_ && r != Result::FAILED; t++)
+			if (quorum_.owes(t))
+				r = lose_target(t, why.c_str());
+		return r;
+	}
+
 	void finish() override
 	{
 		const FlushRequest notice = aof_end_notice(

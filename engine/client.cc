@@ -791,6 +791,15 @@ Result Client::stall_check(size_t in_flight)
 	}
 	if (now - stall_since_ < OPERATION_TIMEOUT)
 		return Result::DONE;
+	// replicas: a silent one (powered off) holds the others back once it
+	// lags too far; dropping it lets them go on
+	if (replicated()) {
+		const Result r = stalled();
+		if (r == Result::DONE)
+			stall_since_ = now;
+		if (r != Result::RETRY)
+			return r;
+	}
 	report(td_,
 	       "no completion from %s for %lld s with %zu operations in flight: "
 	       "the server or the network is gone%s",
@@ -890,7 +899,7 @@ Result Client::link_check(size_t in_flight)
 Result Client::wait_for_completions()
 {
 	// each target's completion channel, then its connection's events
-	std::array<pollfd, 2 * MAX_TARGETS> fds{};
+	std::array<pollfd, size_t{2} * MAX_TARGETS> fds{};
 	std::array<unsigned, MAX_TARGETS> of{};
 	nfds_t n = 0;
 	for (unsigned t = 0; t < ntargets_; t++) {

@@ -96,6 +96,9 @@ protected:
 	// goes on without it, with *token what its loss lets complete (0:
 	// nothing), or FAILED, reported.
 	virtual Result target_lost(unsigned, const char *, uint64_t *) { return Result::FAILED; }
+	// Replicas: nothing completed for OPERATION_TIMEOUT: drops the targets
+	// that owe completions (lose_target()); RETRY if none does.
+	virtual Result stalled() { return Result::RETRY; }
 	// Before disconnecting after a good run: tell the server it is over.
 	virtual void finish() {}
 	// fio opened the job's file f (its range checked): DONE, or FAILED

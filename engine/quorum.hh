@@ -71,7 +71,9 @@ public:
 	// posted, or one acknowledged already, changes nothing.
 	uint64_t ack(unsigned r, uint64_t n)
 	{
-		if (r >= replicas_ || lost_[r] || n >= ops_.pushed() || n < acked_[r].count)
+		// (MAX_REPLICAS first: the compiler then sees the bound)
+		if (r >= MAX_REPLICAS || r >= replicas_ || lost_[r] || n >= ops_.pushed() ||
+		    n < acked_[r].count)
 			return 0;
 		const Op &op = ops_.at(n);
 		acked_[r] = {n + 1, op.end, op.writes};
@@ -82,7 +84,7 @@ public:
 	// loss releases (it may have held the others back), or 0.
 	uint64_t lose(unsigned r)
 	{
-		if (r >= replicas_ || lost_[r])
+		if (r >= MAX_REPLICAS || r >= replicas_ || lost_[r])
 			return 0;
 		lost_[r] = true;
 		live_--;
@@ -98,6 +100,8 @@ public:
 	uint64_t released() const { return released_.end; }
 	// The log's length with every operation posted.
 	uint64_t posted_end() const { return ops_.pushed() ? ops_.at(ops_.pushed() - 1).end : 0; }
+	// Live replica r has operations posted it has not acknowledged.
+	bool owes(unsigned r) const { return !lost_[r] && acked_[r].count < ops_.pushed(); }
 	// Every live replica acknowledged every operation posted.
 	bool drained() const { return ops_.empty(); }
 

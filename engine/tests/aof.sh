@@ -267,16 +267,16 @@ aof_native_case() {
 
 # aof_servers MODE N SERVER_ARGS: N servers of aof_mode=MODE, server1 to
 # serverN; their ports in aof_ports (a list for port=), their pids in
-# aof_pids; false if one did not listen within 30 s
+# aof_pids; false if one did not listen within 60 s
 aof_servers() {
 	local mode=$1 n=$2 i port end
-	aof_ports= aof_pids=()
+	aof_ports='' aof_pids=()
 	for ((i = 1; i <= n; i++)); do
 		port=$(($(case_port) + i - 1))
 		# shellcheck disable=SC2086 # a word list
 		fio_server aof --aof_mode="$mode" --port="$port" $3
 		aof_pids+=("$(pid_of server)")
-		server_listens 30 || return 1
+		server_listens 60 || return 1
 		moved server "server$i"
 		aof_ports+=${aof_ports:+,}$port
 	done
@@ -306,7 +306,7 @@ aof_replicated() {
 	local name=$1 mode=$2 n=$3 bytes=$5 i
 	begin_case "$name"
 	aof_servers "$mode" "$n" "--filename=malloc --size=2m --iodepth=16" ||
-		fail "$name" "a server did not listen within 30 s" || return
+		fail "$name" "a server did not listen within 60 s" || return
 	# shellcheck disable=SC2086 # a word list
 	fio_client aof --aof_mode="$mode" --serverip="$(aof_targets "$n")" --port="$aof_ports" $4
 	aof_servers_end "$n" 30
@@ -341,15 +341,18 @@ aof_replicas_lost() {
 	local mode=$1 lost=$2 name="aof-$1-quorum-lost-$2" i client last
 	begin_case "$name"
 	aof_servers "$mode" 3 "--filename=malloc --size=4m --iodepth=4" ||
-		fail "$name" "a server did not listen within 30 s" || return
+		fail "$name" "a server did not listen within 60 s" || return
 	# 512 appends at 100 a second: about 5 s
 	fio_start client aof --aof_mode="$mode" --serverip="$(aof_targets 3)" --port="$aof_ports" \
 		--write_quorum=2 --rw=write --bs=4k --iodepth=4 --size=2m --rate_iops=,100 \
 		--verify=crc32c
 	client=$(pid_of client)
 	last=$(($(case_port) + 2))
-	aof_port_connected "$last" 60 ||
-		fail "$name" "the client did not connect to $last within 60 s" || return
+	if ! aof_port_connected "$last" 60; then
+		kill -9 "$client" "${aof_pids[@]}" 2>/dev/null
+		fail "$name" "the client did not connect to $last within 60 s"
+		return
+	fi
 	sleep 1
 	for ((i = 3; i > 3 - lost; i--)); do
 		killed "server$i" "${aof_pids[i - 1]}"
@@ -382,11 +385,11 @@ aof_replicas_lost() {
 aof_replica_refusals() {
 	local two three
 	two=$(aof_targets 2) three=$(aof_targets 3)
-	aof_bad_job aof-quorum-zero "--rw=write --bs=4k --serverip=$two --write_quorum=0" \
+	aof_bad_job aof-quorum-zero "--rw=write --bs=4k --serverip=$two --port=7300,7301 --write_quorum=0" \
 		"write_quorum=0: an append is acknowledged by 1 to 2 replicas (all: every one)"
-	aof_bad_job aof-quorum-past-replicas "--rw=write --bs=4k --serverip=$two --write_quorum=3" \
+	aof_bad_job aof-quorum-past-replicas "--rw=write --bs=4k --serverip=$two --port=7300,7301 --write_quorum=3" \
 		"write_quorum=3: an append is acknowledged by 1 to 2 replicas (all: every one)"
-	aof_bad_job aof-quorum-not-number "--rw=write --bs=4k --serverip=$two --write_quorum=most" \
+	aof_bad_job aof-quorum-not-number "--rw=write --bs=4k --serverip=$two --port=7300,7301 --write_quorum=most" \
 		"write_quorum=most: an append is acknowledged by 1 to 2 replicas (all: every one)"
 	aof_bad_job aof-replica-ports "--rw=write --bs=4k --serverip=$three --port=7300,7301" \
 		"port=7300,7301: 2 ports for 3 servers (one port for all, or one for each)"

@@ -187,8 +187,12 @@ public:
 		CPPUNIT_ASSERT(q.full());
 		q.ack(0, 1);
 		CPPUNIT_ASSERT(q.full()); // replica 1 still owes them
+		CPPUNIT_ASSERT(!q.owes(0) && q.owes(1));
 		q.ack(1, 0);
 		CPPUNIT_ASSERT(!q.full());
+		CPPUNIT_ASSERT(q.owes(1));
+		q.lose(1);
+		CPPUNIT_ASSERT(!q.owes(1));
 		q.post(op(2));
 		CPPUNIT_ASSERT_EQUAL(3 * K, q.posted_end());
 	}
