@@ -321,18 +321,18 @@ aof_replicated() {
 	expect "$name" never-says client "dropped"
 }
 
-# aof_port_connected PORT SECONDS: true once a server on this guest has an
-# established connection on PORT
-aof_port_connected() {
-	local end=$((SECONDS + $2))
-	until rdma res show cm_id 2>/dev/null | grep -q "state CONNECT .*src-addr $RPMA_TEST_IP:$1 "; do
+# aof_client_connected SECONDS: true once the client said, once connected
+# to every replica, what its flushes are made of
+aof_client_connected() {
+	local end=$((SECONDS + $1))
+	until grep -qE "flush |persisted by the server" "$(case_dir)/client.log" 2>/dev/null; do
 		((SECONDS < end)) || return 1
 		sleep 0.2
 	done
 }
 
 # aof_replicas_lost MODE KILLED: three replicas at write_quorum=2, the last
-# KILLED servers killed (-9) a second into a paced run. One killed: the
+# KILLED servers killed (-9) a second into a paced run (10 s). One killed: the
 # client goes on, says which replica dropped and at which log offset,
 # and the two left check the whole log. Two killed: the client fails,
 # naming the appends it could not acknowledge; the server left fails too
@@ -342,18 +342,20 @@ aof_replicas_lost() {
 	begin_case "$name"
 	aof_servers "$mode" 3 "--filename=malloc --size=4m --iodepth=4" ||
 		fail "$name" "a server did not listen within 60 s" || return
-	# 512 appends at 100 a second: about 5 s
+	# 512 appends at 50 a second: about 10 s
 	fio_start client aof --aof_mode="$mode" --serverip="$(aof_targets 3)" --port="$aof_ports" \
-		--write_quorum=2 --rw=write --bs=4k --iodepth=4 --size=2m --rate_iops=,100 \
+		--write_quorum=2 --rw=write --bs=4k --iodepth=4 --size=2m --rate_iops=,50 \
 		--verify=crc32c
 	client=$(pid_of client)
 	last=$(($(case_port) + 2))
-	if ! aof_port_connected "$last" 60; then
+	if ! aof_client_connected 60; then
 		kill -9 "$client" "${aof_pids[@]}" 2>/dev/null
-		fail "$name" "the client did not connect to $last within 60 s"
+		fail "$name" "the client did not connect within 60 s"
 		return
 	fi
 	sleep 1
+	# all at once: killed() waits for each to end, which takes seconds
+	kill -9 "${aof_pids[@]:3-lost}"
 	for ((i = 3; i > 3 - lost; i--)); do
 		killed "server$i" "${aof_pids[i - 1]}"
 	done
