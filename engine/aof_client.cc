@@ -372,9 +372,10 @@ private:
 		report(td_,
 		       "the write quorum is lost: %s dropped at log offset %llu: %s; %u replica%s "
 		       "left, write_quorum=%u: the appends at log offsets [%llu, %llu) "
-		       "(%zu I/Os in flight) could not be acknowledged",
+		       "(%zu I/O%s in flight) could not be acknowledged",
 		       name.c_str(), ull(quorum_.durable(t)), why, live, live == 1 ? "" : "s",
-		       needed_, ull(quorum_.released()), ull(next_append_), in_flight());
+		       needed_, ull(quorum_.released()), ull(next_append_), in_flight(),
+		       in_flight() == 1 ? "" : "s");
 		return job_failed(td_, EIO, "write quorum");
 	}
 
