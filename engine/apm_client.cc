@@ -42,26 +42,27 @@ private:
 	// A server that posted a receive for the end-of-run notice (ours)
 	// can tell a finished client from a killed one; an old server posts
 	// none and gets no notice.
-	Result connected(const Workspace &ws) override
+	Result connected(const Workspace &ws, unsigned) override
 	{
-		if (Result r = apm_flush_type(td_, conn_, remote_, ws, "librpma_gpspm_*", &type_);
+		const Target &x = targets_[0];
+		if (Result r = apm_flush_type(td_, x.conn, x.remote, ws, "librpma_gpspm_*", &type_);
 		    r != Result::DONE)
 			return r;
 		if (ws.max_msg_num == 0)
 			return Result::DONE;
 		notice_taken_ = true;
-		return notice_.setup(td_, peer_, conn_, 1);
+		return notice_.setup(td_, peer_, x.conn, 1);
 	}
 
 	Result post_flush(const Flush &f) override
 	{
-		int ret = rpma_flush(conn_, remote_, f.offset, f.length, type_,
-				     RPMA_F_COMPLETION_ALWAYS,
+		int ret = rpma_flush(targets_[0].conn, targets_[0].remote, f.offset, f.length,
+				     type_, RPMA_F_COMPLETION_ALWAYS,
 				     reinterpret_cast<const void *>(f.token));
 		return ret ? rpma_failed(td_, "rpma_flush", ret) : Result::DONE;
 	}
 
-	Result message_completion(const ibv_wc &wc, uint64_t *token) override
+	Result message_completion(const ibv_wc &wc, unsigned, uint64_t *token) override
 	{
 		if (notice_taken_)
 			return notice_.completion(wc, token);

@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <cstring>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace rpma_fio {
 
@@ -39,14 +41,17 @@ constexpr auto RETRY_PAUSE = std::chrono::milliseconds(250);
 Client::~Client()
 {
 	release_buffers();
-	rpma_mr_remote_delete(&remote_);
+	for (Target &t : targets_)
+		rpma_mr_remote_delete(&t.remote);
 	rpma_peer_delete(&peer_);
 }
 
 void Client::drop_connection()
 {
-	close_connection(&conn_);
-	cq_ = nullptr;
+	for (Target &t : targets_) {
+		close_connection(&t.conn);
+		t.cq = nullptr;
+	}
 }
 
 void Client::release_buffers()
@@ -66,6 +71,8 @@ int Client::init(thread_data *td, std::unique_ptr<Client> (*make)())
 	std::unique_ptr<Client> c = make();
 	c->td_ = td;
 	c->busy_poll_ = options_of(td).busy_wait_polling;
+	if (Result r = c->parse_targets(); r != Result::DONE)
+		return fio_status(r);
 	if (Result r = c->check_job(); r != Result::DONE)
 		return fio_status(r);
 	if (Result r = c->connect(); r != Result::DONE)
@@ -74,25 +81,100 @@ int Client::init(thread_data *td, std::unique_ptr<Client> (*make)())
 	return 0;
 }
 
-// Connects to serverip:port, retrying while nobody listens there yet (the
-// server may still be starting) for up to connect_timeout seconds.
-Result Client::connect()
+namespace {
+
+// The items of a list separated by commas ("" -> one empty item).
+std::vector<std::string> split_list(const char *text)
+{
+	std::vector<std::string> items(1);
+	for (const char *c = text; *c; c++) {
+		if (*c == ',')
+			items.emplace_back();
+		else
+			items.back() += *c;
+	}
+	return items;
+}
+
+}
+
+// serverip=A[,B,C] and port=P or P1,P2,P3: each target's address and port,
+// its port chosen as a single server's (job_port) from its own base.
+Result Client::parse_targets()
 {
 	const Options &o = options_of(td_);
 	if (!o.serverip || !*o.serverip) {
 		report(td_, "serverip= is not set");
 		return job_failed(td_, EINVAL, "serverip");
 	}
-	std::string port = job_port(td_, o.port_per_job);
-	if (port.empty())
-		return job_failed(td_, EINVAL, "port");
-
-	ibv_context *dev;
-	int ret = rpma_utils_get_ibv_context(o.serverip, RPMA_UTIL_IBV_CONTEXT_REMOTE, &dev);
-	if (ret) {
-		report(td_, "no RDMA device reaches serverip=%s", o.serverip);
-		return rpma_failed(td_, "rpma_utils_get_ibv_context", ret);
+	const std::vector<std::string> ips = split_list(o.serverip);
+	const std::vector<std::string> ports = split_list(o.port ? o.port : "");
+	if (ips.size() > max_targets()) {
+		if (max_targets() == 1)
+			report(td_,
+			       "serverip=%s: %zu servers: only librpma_aof_client appends to "
+			       "replicas",
+			       o.serverip, ips.size());
+		else
+			report(td_, "serverip=%s: %zu servers: a log has 1 to %u replicas",
+			       o.serverip, ips.size(), max_targets());
+		return job_failed(td_, EINVAL, "serverip");
 	}
+	for (const std::string &ip : ips)
+		if (ip.empty()) {
+			report(td_, "serverip=%s: an empty address", o.serverip);
+			return job_failed(td_, EINVAL, "serverip");
+		}
+	if (ports.size() != 1 && ports.size() != ips.size()) {
+		report(td_,
+		       "port=%s: %zu ports for %zu servers (one port for all, or one for each)",
+		       o.port, ports.size(), ips.size());
+		return job_failed(td_, EINVAL, "port");
+	}
+	ntargets_ = static_cast<unsigned>(ips.size());
+	for (unsigned t = 0; t < ntargets_; t++) {
+		Target &x = targets_[t];
+		x.ip = ips[t];
+		x.port = job_port(td_, ports.size() == 1 ? o.port : ports[t].c_str(),
+				  o.port_per_job);
+		if (x.port.empty())
+			return job_failed(td_, EINVAL, "port");
+		for (unsigned u = 0; u < t; u++)
+			if (targets_[u].ip == x.ip && targets_[u].port == x.port) {
+				report(td_,
+				       "%s:%s is named twice: each replica is a log of its own",
+				       x.ip.c_str(), x.port.c_str());
+				return job_failed(td_, EINVAL, "serverip");
+			}
+	}
+	return Result::DONE;
+}
+
+// Connects to every target (one by one: connecting is not the data path),
+// all reached through one RDMA device, whose peer registers fio's buffers
+// once.
+Result Client::connect()
+{
+	const Options &o = options_of(td_);
+	ibv_context *dev = nullptr;
+	for (unsigned t = 0; t < ntargets_; t++) {
+		ibv_context *its;
+		const char *ip = targets_[t].ip.c_str();
+		int ret = rpma_utils_get_ibv_context(ip, RPMA_UTIL_IBV_CONTEXT_REMOTE, &its);
+		if (ret) {
+			report(td_, "no RDMA device reaches serverip=%s", ip);
+			return rpma_failed(td_, "rpma_utils_get_ibv_context", ret);
+		}
+		if (dev && its != dev) {
+			report(td_,
+			       "serverip=%s: %s and %s are reached through different RDMA "
+			       "devices: the replicas must share one",
+			       o.serverip, targets_[0].ip.c_str(), ip);
+			return job_failed(td_, EINVAL, "serverip");
+		}
+		dev = its;
+	}
+	int ret;
 	// native_ops= applies to this job's peer alone; unset, the library
 	// reads RPMA_NATIVE_OPS as for any program
 	if (o.native_ops & NATIVE_OPS_SET) {
@@ -102,12 +184,11 @@ Result Client::connect()
 	} else if ((ret = rpma_peer_new(dev, &peer_))) {
 		return rpma_failed(td_, "rpma_peer_new", ret);
 	}
-	link_.watch(dev, o.serverip, false);
+	link_.watch(dev, targets_[0].ip.c_str(), false);
 
 	rpma_conn_cfg *cfg;
 	if ((ret = rpma_conn_cfg_new(&cfg)))
 		return rpma_failed(td_, "rpma_conn_cfg_new", ret);
-	Result res = Result::DONE;
 	QueueSizes q = queue_sizes(td_->o.iodepth);
 	rpma_conn_cfg_set_sq_size(cfg, q.sq);
 	rpma_conn_cfg_set_rq_size(cfg, q.rq);
@@ -125,17 +206,40 @@ Result Client::connect()
 		request = {ask->data(), static_cast<uint8_t>(ask->size())};
 
 	const bool iwarp = dev->device->transport_type == IBV_TRANSPORT_IWARP;
+	Result res = Result::DONE;
+	for (unsigned t = 0; t < ntargets_ && res == Result::DONE; t++)
+		res = connect_target(t, cfg, request, iwarp);
+	rpma_conn_cfg_delete(&cfg);
+	if (res != Result::DONE)
+		return res;
+	tell_native_ops();
+	for (unsigned t = 0; t < ntargets_; t++)
+		if (Result r = accept_target(t); r != Result::DONE)
+			return r;
+	return Result::DONE;
+}
+
+// Connects to target t, retrying while nobody listens there yet (the
+// server may still be starting) for up to connect_timeout seconds.
+Result Client::connect_target(unsigned t, rpma_conn_cfg *cfg, const rpma_conn_private_data &request,
+			      bool iwarp)
+{
+	const Options &o = options_of(td_);
+	Target &x = targets_[t];
+	const char *ip = x.ip.c_str(), *port = x.port.c_str();
 	const auto start = Clock::now();
 	const auto deadline = start + std::chrono::seconds(o.connect_timeout);
 	bool waiting_told = false;
+	Result res = Result::DONE;
+	int ret;
 	for (;;) {
 		rpma_conn_req *req;
-		if ((ret = rpma_conn_req_new(peer_, o.serverip, port.c_str(), cfg, &req))) {
+		if ((ret = rpma_conn_req_new(peer_, ip, port, cfg, &req))) {
 			res = rpma_failed(td_, "rpma_conn_req_new", ret);
 			break;
 		}
 		rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-		ret = rpma_conn_req_connect(&req, request.len ? &request : nullptr, &conn_);
+		ret = rpma_conn_req_connect(&req, request.len ? &request : nullptr, &x.conn);
 		const int err = errno; // the provider's, with RPMA_E_PROVIDER
 		if (ret == RPMA_E_PROVIDER && iwarp && err == ECONNREFUSED) {
 			// iWARP connects over TCP inside rdma_connect: a server not
@@ -144,23 +248,23 @@ Result Client::connect()
 			ev = RPMA_CONN_REJECTED;
 		} else if (ret) {
 			if (ret == RPMA_E_PROVIDER)
-				report(td_, "connecting to %s:%s failed: %s", o.serverip,
-				       port.c_str(), std::strerror(err));
+				report(td_, "connecting to %s:%s failed: %s", ip, port,
+				       std::strerror(err));
 			res = rpma_failed(td_, "rpma_conn_req_connect", ret);
 			break;
 		} else {
-			res = next_conn_event(td_, conn_, ms_left(deadline) + HANDSHAKE_TIMEOUT_MS,
+			res = next_conn_event(td_, x.conn, ms_left(deadline) + HANDSHAKE_TIMEOUT_MS,
 					      &ev);
 		}
 		if (res == Result::RETRY) {
-			report(td_, "%s:%s does not answer", o.serverip, port.c_str());
+			report(td_, "%s:%s does not answer", ip, port);
 			res = job_failed(td_, ETIMEDOUT, "connect");
 		}
 		if (res != Result::DONE || ev == RPMA_CONN_ESTABLISHED)
 			break;
-		rpma_conn_delete(&conn_);
+		rpma_conn_delete(&x.conn);
 		if (ev != RPMA_CONN_REJECTED && ev != RPMA_CONN_UNREACHABLE) {
-			report(td_, "connecting to %s:%s: %s", o.serverip, port.c_str(),
+			report(td_, "connecting to %s:%s: %s", ip, port,
 			       rpma_utils_conn_event_2str(ev));
 			res = job_failed(td_, ECONNREFUSED, "connect");
 			break;
@@ -173,44 +277,46 @@ Result Client::connect()
 			report(td_,
 			       "no server listens at %s:%s (gave up after %u s; "
 			       "connect_timeout= sets how long to wait)",
-			       o.serverip, port.c_str(), o.connect_timeout);
+			       ip, port, o.connect_timeout);
 			res = job_failed(td_, ECONNREFUSED, "connect");
 			break;
 		}
 		if (!waiting_told) {
 			note("%s[%u]: waiting for the server at %s:%s (up to %u s)\n",
-			     td_->io_ops->name, td_->thread_number, o.serverip, port.c_str(),
-			     o.connect_timeout);
+			     td_->io_ops->name, td_->thread_number, ip, port, o.connect_timeout);
 			waiting_told = true;
 		}
 		std::this_thread::sleep_for(
 			std::min<Clock::duration>(RETRY_PAUSE, deadline - Clock::now()));
 	}
-	rpma_conn_cfg_delete(&cfg);
-	if (res != Result::DONE)
-		return res;
-	if (waiting_told)
+	if (res == Result::DONE && waiting_told)
 		note("%s[%u]: connected after %.1f s\n", td_->io_ops->name, td_->thread_number,
 		     std::chrono::duration<double>(Clock::now() - start).count());
-	tell_native_ops();
+	return res;
+}
 
+// What target t's server describes of its memory, checked.
+Result Client::accept_target(unsigned t)
+{
+	Target &x = targets_[t];
 	rpma_conn_private_data pdata{};
-	rpma_conn_get_private_data(conn_, &pdata);
+	rpma_conn_get_private_data(x.conn, &pdata);
 	std::optional<Workspace> ws = decode_workspace(pdata.ptr, pdata.len);
 	if (!ws) {
 		report(td_,
 		       "%s:%s accepted without describing its memory "
 		       "(%u bytes of private data): is it a librpma fio server?",
-		       o.serverip, port.c_str(), pdata.len);
+		       x.ip.c_str(), x.port.c_str(), pdata.len);
 		return job_failed(td_, EPROTO, "connect");
 	}
-	if (Result r = check_server(*ws, port); r != Result::DONE)
+	if (Result r = check_server(*ws, x); r != Result::DONE)
 		return r;
+	int ret;
 	if ((ret = rpma_mr_remote_from_descriptor(ws->descriptor.data(), ws->descriptor.size(),
-						  &remote_)))
+						  &x.remote)))
 		return rpma_failed(td_, "rpma_mr_remote_from_descriptor", ret);
 	size_t size;
-	rpma_mr_remote_get_size(remote_, &size);
+	rpma_mr_remote_get_size(x.remote, &size);
 	if (ws->log_offset >= size) {
 		report(td_,
 		       "the server's log has no room for records (%zu bytes, the first %u "
@@ -218,16 +324,18 @@ Result Client::connect()
 		       size, ws->log_offset);
 		return job_failed(td_, EPROTO, "connect");
 	}
-	remote_base_ = ws->log_offset;
-	remote_size_ = size - ws->log_offset;
-	if ((ret = rpma_conn_get_cq(conn_, &cq_)))
+	x.base = ws->log_offset;
+	const uint64_t room = size - ws->log_offset;
+	remote_size_ = t == 0 ? room : std::min(remote_size_, room);
+	if ((ret = rpma_conn_get_cq(x.conn, &x.cq)))
 		return rpma_failed(td_, "rpma_conn_get_cq", ret);
-	return connected(*ws);
+	return connected(*ws, t);
 }
 
-Result Client::check_server(const Workspace &ws, const std::string &port)
+Result Client::check_server(const Workspace &ws, const Target &target)
 {
-	const char *ip = options_of(td_).serverip;
+	const char *ip = target.ip.c_str();
+	const std::string &port = target.port;
 	if (ws.aof == aof_mode())
 		return Result::DONE;
 	if (aof_mode() == AofMode::NONE)
@@ -388,10 +496,14 @@ fio_q_status Client::queue_sync(io_u *u)
 Result Client::run_sync(io_u *u)
 {
 	switch (u->ddir) {
-	case DDIR_READ:
+	case DDIR_READ: {
 		if (Result r = read(u, RPMA_F_COMPLETION_ALWAYS, SYNC_TOKEN); r != Result::DONE)
 			return r;
-		return sync_wait();
+		sync_reading_ = true;
+		const Result r = sync_wait();
+		sync_reading_ = false;
+		return r;
+	}
 	case DDIR_WRITE:
 		if (Result r = write(u); r != Result::DONE)
 			return r;
@@ -428,14 +540,24 @@ Result Client::sync_wait()
 Result Client::sync_poll(uint64_t *token)
 {
 	for (;;) {
-		ibv_wc wc;
-		int ret = rpma_cq_get_wc(cq_, 1, &wc, nullptr);
-		if (ret == 0) {
-			completions_++;
-			return completion_token(wc, token);
+		if (released_) [[unlikely]] {
+			*token = std::exchange(released_, 0);
+			return Result::DONE;
 		}
-		if (ret != RPMA_E_NO_COMPLETION)
-			return rpma_failed(td_, "rpma_cq_get_wc", ret);
+		for (unsigned t = 0; t < ntargets_; t++) {
+			if (targets_[t].lost) [[unlikely]]
+				continue;
+			ibv_wc wc;
+			int ret = rpma_cq_get_wc(targets_[t].cq, 1, &wc, nullptr);
+			if (ret == 0) {
+				completions_++;
+				return completion_token(wc, t, token);
+			}
+			if (ret != RPMA_E_NO_COMPLETION) {
+				*token = 0;
+				return post_failed(t, "rpma_cq_get_wc", ret);
+			}
+		}
 		if (Result r = idle(1); r != Result::DONE)
 			return r;
 	}
@@ -506,10 +628,12 @@ Result Client::overflow()
 	return job_failed(td_, EOVERFLOW, "queue");
 }
 
+// From one target: a replica's loss fails the reads in flight on it.
 Result Client::read(io_u *u, int flags, uint64_t token)
 {
-	int ret = rpma_read(conn_, local_, static_cast<char *>(u->xfer_buf) - local_base_, remote_,
-			    remote_base_ + u->offset, u->xfer_buflen, flags, ctx(token));
+	const Target &x = targets_[reader_];
+	int ret = rpma_read(x.conn, local_, static_cast<char *>(u->xfer_buf) - local_base_,
+			    x.remote, x.base + u->offset, u->xfer_buflen, flags, ctx(token));
 	return ret ? rpma_failed(td_, "rpma_read", ret) : Result::DONE;
 }
 
@@ -521,10 +645,53 @@ Result Client::write(io_u *u)
 			return misplaced_append(u);
 		next_append_ += u->xfer_buflen;
 	}
-	int ret = rpma_write(conn_, remote_, remote_base_ + u->offset, local_,
-			     static_cast<char *>(u->xfer_buf) - local_base_, u->xfer_buflen,
-			     RPMA_F_COMPLETION_ON_ERROR, nullptr);
-	return ret ? rpma_failed(td_, "rpma_write", ret) : Result::DONE;
+	// to every target at once (replicas), each at the same offset
+	for (unsigned t = 0; t < ntargets_; t++) {
+		const Target &x = targets_[t];
+		if (x.lost) [[unlikely]]
+			continue;
+		int ret = rpma_write(x.conn, x.remote, x.base + u->offset, local_,
+				     static_cast<char *>(u->xfer_buf) - local_base_, u->xfer_buflen,
+				     RPMA_F_COMPLETION_ON_ERROR, nullptr);
+		if (ret) [[unlikely]]
+			if (Result r = post_failed(t, "rpma_write", ret); r != Result::DONE)
+				return r;
+	}
+	return Result::DONE;
+}
+
+Result Client::post_failed(unsigned t, const char *call, int ret)
+{
+	if (!replicated())
+		return rpma_failed(td_, call, ret);
+	std::string why = std::string(call) + " failed: " + rpma_err_2str(ret);
+	return lose_target(t, why.c_str());
+}
+
+Result Client::lose_target(unsigned t, const char *why)
+{
+	Target &x = targets_[t];
+	if (x.lost)
+		return Result::DONE;
+	x.lost = true;
+	// the device then writes nothing more for it; the messages' memory
+	// stays registered until the job ends
+	close_connection(&x.conn);
+	x.cq = nullptr;
+	uint64_t token = 0;
+	if (Result r = target_lost(t, why, &token); r != Result::DONE)
+		return r;
+	if (t == reader_) {
+		while (reader_ < ntargets_ && targets_[reader_].lost)
+			reader_++;
+		if (sync_reading_ || inflight_.reads_in_flight() != 0) {
+			report(td_, "the reads in flight from %s:%s are lost with it", x.ip.c_str(),
+			       x.port.c_str());
+			return job_failed(td_, EIO, "replica");
+		}
+	}
+	released_ = token;
+	return Result::DONE;
 }
 
 Result Client::wait_alone()
@@ -582,18 +749,33 @@ Result Client::post_flushes()
 
 Result Client::poll_batch()
 {
-	ibv_wc wc[WC_BATCH];
-	int got = 0;
-	int ret = rpma_cq_get_wc(cq_, WC_BATCH, wc, &got);
-	if (ret == RPMA_E_NO_COMPLETION)
-		return Result::RETRY;
-	if (ret)
-		return rpma_failed(td_, "rpma_cq_get_wc", ret);
-	for (int i = 0; i < got; i++)
-		if (Result r = handle(wc[i]); r != Result::DONE)
-			return r;
-	completions_ += got;
-	return Result::DONE;
+	Result polled = Result::RETRY;
+	for (unsigned t = 0; t < ntargets_; t++) {
+		if (targets_[t].lost) [[unlikely]]
+			continue;
+		ibv_wc wc[WC_BATCH];
+		int got = 0;
+		int ret = rpma_cq_get_wc(targets_[t].cq, WC_BATCH, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION)
+			continue;
+		if (ret) {
+			if (failed(post_failed(t, "rpma_cq_get_wc", ret)))
+				return Result::FAILED;
+			continue;
+		}
+		// a target lost on one of them leaves the rest unread: its
+		// queue is gone
+		for (int i = 0; i < got && !targets_[t].lost; i++)
+			if (Result r = handle(wc[i], t); r != Result::DONE)
+				return r;
+		completions_ += got;
+		polled = Result::DONE;
+	}
+	if (released_) [[unlikely]] {
+		inflight_.complete(std::exchange(released_, 0));
+		polled = Result::DONE;
+	}
+	return polled;
 }
 
 // Called only when idle (nothing completed): the clock is read off the data
@@ -609,6 +791,15 @@ Result Client::stall_check(size_t in_flight)
 	}
 	if (now - stall_since_ < OPERATION_TIMEOUT)
 		return Result::DONE;
+	// replicas: a silent one (powered off) holds the others back once it
+	// lags too far; dropping it lets them go on
+	if (replicated()) {
+		const Result r = stalled();
+		if (r == Result::DONE)
+			stall_since_ = now;
+		if (r != Result::RETRY)
+			return r;
+	}
 	report(td_,
 	       "no completion from %s for %lld s with %zu operations in flight: "
 	       "the server or the network is gone%s",
@@ -635,26 +826,34 @@ std::string Client::native_ops_suspect() const
 	       "; rxe before Linux 6.2 drops them unanswered): try native_ops=none";
 }
 
-// *token: the token of the I/Os a successful completion ends, or 0.
-Result Client::completion_token(const ibv_wc &wc, uint64_t *token)
+// *token: the token of the I/Os a successful completion of target t ends,
+// or 0.
+Result Client::completion_token(const ibv_wc &wc, unsigned t, uint64_t *token)
 {
 	if (wc.status != IBV_WC_SUCCESS) [[unlikely]] {
+		*token = 0;
+		if (replicated())
+			return lose_target(t, ibv_wc_status_str(wc.status));
 		report(td_,
 		       "an RDMA operation failed: %s (did the server stop or the link go down?)",
 		       ibv_wc_status_str(wc.status));
 		return job_failed(td_, EIO, "completion");
 	}
 	*token = 0;
+	Result r = Result::DONE;
 	if (wc.opcode == IBV_WC_SEND || (wc.opcode & IBV_WC_RECV))
-		return message_completion(wc, token);
-	*token = wc.wr_id; // a read, or a write's flush
-	return Result::DONE;
+		r = message_completion(wc, t, token);
+	else
+		*token = wc.wr_id; // a read, or a write's flush
+	if (replicated() && r == Result::DONE && *token) [[unlikely]]
+		return acknowledged(t, token);
+	return r;
 }
 
-Result Client::handle(const ibv_wc &wc)
+Result Client::handle(const ibv_wc &wc, unsigned t)
 {
 	uint64_t token;
-	if (Result r = completion_token(wc, &token); r != Result::DONE)
+	if (Result r = completion_token(wc, t, &token); r != Result::DONE)
 		return r;
 	if (token)
 		inflight_.complete(token);
@@ -663,12 +862,26 @@ Result Client::handle(const ibv_wc &wc)
 
 Result Client::connection_check()
 {
-	rpma_conn_event ev;
-	Result r = next_conn_event(td_, conn_, 0, &ev);
-	if (r != Result::DONE)
-		return r == Result::RETRY ? Result::DONE : r;
-	report(td_, "the server ended the connection (%s)", rpma_utils_conn_event_2str(ev));
-	return job_failed(td_, ECONNRESET, "connection");
+	for (unsigned t = 0; t < ntargets_; t++) {
+		if (targets_[t].lost)
+			continue;
+		rpma_conn_event ev;
+		Result r = next_conn_event(td_, targets_[t].conn, 0, &ev);
+		if (r == Result::RETRY)
+			continue;
+		if (r != Result::DONE)
+			return r;
+		std::string why = std::string("the server ended the connection (") +
+				  rpma_utils_conn_event_2str(ev) + ")";
+		if (replicated()) {
+			if (failed(lose_target(t, why.c_str())))
+				return Result::FAILED;
+			continue;
+		}
+		report(td_, "%s", why.c_str());
+		return job_failed(td_, ECONNRESET, "connection");
+	}
+	return Result::DONE;
 }
 
 Result Client::link_check(size_t in_flight)
@@ -685,19 +898,35 @@ Result Client::link_check(size_t in_flight)
 // Sleeps until the completion channel or the connection has news.
 Result Client::wait_for_completions()
 {
-	int cq_fd, ev_fd;
-	rpma_cq_get_fd(cq_, &cq_fd);
-	rpma_conn_get_event_fd(conn_, &ev_fd);
-	pollfd fds[2] = {{cq_fd, POLLIN, 0}, {ev_fd, POLLIN, 0}};
-	if (poll(fds, 2, 1000) <= 0)
+	// each target's completion channel, then its connection's events
+	std::array<pollfd, size_t{2} * MAX_TARGETS> fds{};
+	std::array<unsigned, MAX_TARGETS> of{};
+	nfds_t n = 0;
+	for (unsigned t = 0; t < ntargets_; t++) {
+		if (targets_[t].lost)
+			continue;
+		int cq_fd, ev_fd;
+		rpma_cq_get_fd(targets_[t].cq, &cq_fd);
+		rpma_conn_get_event_fd(targets_[t].conn, &ev_fd);
+		of[n / 2] = t;
+		fds[n++] = {cq_fd, POLLIN, 0};
+		fds[n++] = {ev_fd, POLLIN, 0};
+	}
+	if (poll(fds.data(), n, 1000) <= 0)
 		return Result::DONE;
-	if (fds[1].revents)
+	bool events = false;
+	for (nfds_t i = 1; i < n; i += 2)
+		events = events || fds[i].revents;
+	if (events)
 		if (Result r = connection_check(); r != Result::DONE)
 			return r;
-	if (fds[0].revents) {
-		int ret = rpma_cq_wait(cq_); // acks the event and re-arms
+	for (nfds_t i = 0; i < n; i += 2) {
+		Target &x = targets_[of[i / 2]];
+		if (!fds[i].revents || x.lost)
+			continue;
+		int ret = rpma_cq_wait(x.cq); // acks the event and re-arms
 		if (ret && ret != RPMA_E_NO_COMPLETION)
-			return rpma_failed(td_, "rpma_cq_wait", ret);
+			return post_failed(of[i / 2], "rpma_cq_wait", ret);
 	}
 	return Result::DONE;
 }
@@ -801,10 +1030,16 @@ void Client::give_back(io_u *u)
 // stays registered. Once done, does nothing.
 void Client::end()
 {
-	if (conn_ && !failed_) {
+	const bool connected = std::any_of(targets_.begin(), targets_.end(),
+					   [](const Target &t) { return t.conn; });
+	if (connected && !failed_) {
 		finish();
-		rpma_conn_disconnect(conn_);
-		await_goodbye(conn_); // the server answers the disconnect
+		for (Target &t : targets_)
+			if (t.conn)
+				rpma_conn_disconnect(t.conn);
+		for (Target &t : targets_)
+			if (t.conn)
+				await_goodbye(t.conn); // the server answers the disconnect
 	}
 	release_buffers();
 }

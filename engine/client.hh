@@ -33,6 +33,7 @@
 
 #include <librpma.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -75,13 +76,29 @@ protected:
 	virtual QueueSizes queue_sizes(unsigned iodepth) const = 0;
 	// Which writes may share one flush.
 	virtual InFlight::Merge flush_merge() const = 0;
-	// Called once connected; refuses a server it cannot work with.
-	virtual Result connected(const Workspace &ws) = 0;
+	// Called once target t is connected; refuses a server it cannot work
+	// with.
+	virtual Result connected(const Workspace &ws, unsigned t) = 0;
 	// DONE: posted; RETRY: not now, retry once something completes
 	virtual Result post_flush(const Flush &flush) = 0;
-	// A successful completion that is not an RDMA read/write/flush: sets
-	// *token to the token of the flush it completes, if it does.
-	virtual Result message_completion(const ibv_wc &wc, uint64_t *token) = 0;
+	// A successful completion of target t that is not an RDMA
+	// read/write/flush: sets *token to the token of the flush it
+	// completes, if it does.
+	virtual Result message_completion(const ibv_wc &wc, unsigned t, uint64_t *token) = 0;
+	// How many servers a job may name (serverip=A,B,C): more than one are
+	// the replicas of one log, each written at the same offsets
+	// (docs/engines.md, "Replicas").
+	virtual unsigned max_targets() const { return 1; }
+	// Replicas: a completion of target t carried *token (not 0); sets
+	// *token to what completes now (0: nothing yet).
+	virtual Result acknowledged(unsigned, uint64_t *) { return Result::DONE; }
+	// Replicas: target t is gone (why: what showed it); DONE when the job
+	// goes on without it, with *token what its loss lets complete (0:
+	// nothing), or FAILED, reported.
+	virtual Result target_lost(unsigned, const char *, uint64_t *) { return Result::FAILED; }
+	// Replicas: nothing completed for OPERATION_TIMEOUT: drops the targets
+	// that owe completions (lose_target()); RETRY if none does.
+	virtual Result stalled() { return Result::RETRY; }
 	// Before disconnecting after a good run: tell the server it is over.
 	virtual void finish() {}
 	// fio opened the job's file f (its range checked): DONE, or FAILED
@@ -100,15 +117,34 @@ protected:
 	// RETRY if not.
 	Result poll_batch();
 
+	// Replicas: target t failed (why): drops its connection and asks
+	// target_lost(); DONE when the job goes on, else FAILED.
+	Result lose_target(unsigned t, const char *why);
+	// A post to target t failed: the job fails, or, with replicas, loses t.
+	RPMA_COLD Result post_failed(unsigned t, const char *call, int ret);
+	bool replicated() const { return ntargets_ > 1; }
+	// io_us posted and not complete
+	size_t in_flight() const { return inflight_.size(); }
+
+	// A server of the job, and its region: fio's "file" is [base, +
+	// remote_size_) of it (the append-only log's records: past its tail
+	// pointer).
+	struct Target {
+		std::string ip, port;
+		rpma_conn *conn = nullptr;
+		rpma_cq *cq = nullptr;
+		rpma_mr_remote *remote = nullptr;
+		uint64_t base = 0;
+		bool lost = false; // replicas: dropped during the run
+	};
+	static constexpr unsigned MAX_TARGETS = 3;
+
 	thread_data *td_;
-	rpma_peer *peer_ = nullptr;
-	rpma_conn *conn_ = nullptr;
-	rpma_cq *cq_ = nullptr;
-	rpma_mr_remote *remote_ = nullptr;
-	// fio's "file" is [remote_base_, + remote_size_) of the server's
-	// region (the append-only log's records: past its tail pointer)
-	uint64_t remote_base_ = 0;
-	uint64_t remote_size_ = 0;
+	rpma_peer *peer_ = nullptr; // one device reaches every target
+	std::array<Target, MAX_TARGETS> targets_;
+	unsigned ntargets_ = 0;
+	unsigned reader_ = 0;      // reads go to this target: the first not lost
+	uint64_t remote_size_ = 0; // the smallest of the targets' regions
 	// The op_context of an operation waited for alone (wait_alone(): an
 	// I/O done with sync=1): nothing else is in flight then, so any token
 	// that comes back is its.
@@ -127,7 +163,7 @@ private:
 	Result connect();
 	// Whether the server's workspace is of the kind of server this
 	// flavour works with, saying why not.
-	Result check_server(const Workspace &ws, const std::string &port);
+	Result check_server(const Workspace &ws, const Target &target);
 	void tell_native_ops();
 	// What a stalled job's message adds when it posts native verbs.
 	std::string native_ops_suspect() const;
@@ -140,8 +176,13 @@ private:
 	RPMA_INLINE Result post_write(io_u *u);
 	Result post_sync(io_u *u);
 	Result post_flushes();
-	RPMA_INLINE Result completion_token(const ibv_wc &wc, uint64_t *token);
-	RPMA_INLINE Result handle(const ibv_wc &wc);
+	RPMA_INLINE Result completion_token(const ibv_wc &wc, unsigned t, uint64_t *token);
+	RPMA_INLINE Result handle(const ibv_wc &wc, unsigned t);
+	// serverip= and port= into targets_: DONE, or FAILED (reported).
+	Result parse_targets();
+	Result connect_target(unsigned t, rpma_conn_cfg *cfg, const rpma_conn_private_data &request,
+			      bool iwarp);
+	Result accept_target(unsigned t);
 	Result overflow();
 	fio_q_status queue_sync(io_u *u);
 	// out of line, and the refusal out of the way: queue() and
@@ -182,6 +223,9 @@ private:
 	uint64_t stall_mark_ = 0;
 	Clock::time_point stall_since_;
 	bool failed_ = false; // the job failed: the connection is gone
+	// replicas: what a target's loss let complete, for the next poll
+	uint64_t released_ = 0;
+	bool sync_reading_ = false; // sync=1: a read is in flight
 };
 
 }

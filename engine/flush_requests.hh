@@ -46,6 +46,11 @@ public:
 	// Sends a request: DONE, RETRY while `slots` are unanswered or every
 	// send buffer waits for its SEND completion, or FAILED.
 	Result post(const FlushRequest &req);
+	// post() would not RETRY now.
+	bool ready() const { return !unanswered_.full() && free_send_slot(); }
+	// As post(), but a failed rpma_send is not reported: FAILED with its
+	// error in *ret (a replica's, which the job may go on without).
+	Result post(const FlushRequest &req, int *ret);
 
 	// A SEND or RECV completion of the connection (status success): sets
 	// *token to the op_context of a request that is done, or 0. A request
@@ -82,7 +87,8 @@ private:
 	Result post_recv(size_t k);
 	// none if all send buffers wait for their SEND completion
 	std::optional<size_t> free_send_slot() const;
-	Result send(const FlushRequest &req, size_t k);
+	// ret: where a failure goes unreported, or nullptr: reported
+	Result send(const FlushRequest &req, size_t k, int *ret = nullptr);
 	// A response that is not the answer due (EPROTO): says what it was.
 	Result unexpected(uint64_t ctx);
 
@@ -125,11 +131,15 @@ inline std::optional<size_t> FlushRequests::free_send_slot() const
 	return std::nullopt;
 }
 
-inline Result FlushRequests::send(const FlushRequest &req, size_t k)
+inline Result FlushRequests::send(const FlushRequest &req, size_t k, int *failure)
 {
 	size_t len = pack_request(req, &msgs_[layout_.send_off(k)], layout_.send_room());
 	int ret = rpma_send(conn_, mr_, layout_.send_off(k), len, RPMA_F_COMPLETION_ALWAYS,
 			    reinterpret_cast<const void *>(k));
+	if (ret && failure) {
+		*failure = ret;
+		return Result::FAILED;
+	}
 	if (ret)
 		return rpma_failed(td_, "rpma_send", ret);
 	sent_[k] = {req.op_context, true, false};
@@ -138,10 +148,15 @@ inline Result FlushRequests::send(const FlushRequest &req, size_t k)
 
 inline Result FlushRequests::post(const FlushRequest &req)
 {
+	return post(req, nullptr);
+}
+
+inline Result FlushRequests::post(const FlushRequest &req, int *ret)
+{
 	const std::optional<size_t> k = free_send_slot();
 	if (unanswered_.full() || !k)
 		return Result::RETRY;
-	if (Result r = send(req, *k); r != Result::DONE)
+	if (Result r = send(req, *k, ret); r != Result::DONE)
 		return r;
 	(void)unanswered_.push({req.op_context, *k}); // not full: checked above
 	return Result::DONE;

@@ -39,7 +39,7 @@ private:
 		return {sq, iodepth, sq + iodepth};
 	}
 
-	Result connected(const Workspace &ws) override
+	Result connected(const Workspace &ws, unsigned) override
 	{
 		if (ws.max_msg_num == 0) {
 			report(td_, "the server takes no flush requests: is it a "
@@ -47,7 +47,7 @@ private:
 			return job_failed(td_, EPROTO, "connect");
 		}
 		int usage;
-		rpma_mr_remote_get_flush_type(remote_, &usage);
+		rpma_mr_remote_get_flush_type(targets_[0].remote, &usage);
 		static std::atomic_flag told;
 		if (ws.direct_write_to_pmem && (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) &&
 		    !told.test_and_set())
@@ -57,7 +57,7 @@ private:
 			     td_->io_ops->name);
 		// The server has max_msg_num receives posted: never have more
 		// requests outstanding. A smaller server only slows the job down.
-		return requests_.setup(td_, peer_, conn_,
+		return requests_.setup(td_, peer_, targets_[0].conn,
 				       std::min<uint32_t>(td_->o.iodepth, ws.max_msg_num));
 	}
 
@@ -66,7 +66,7 @@ private:
 		return requests_.post({f.offset, f.length, f.token});
 	}
 
-	Result message_completion(const ibv_wc &wc, uint64_t *token) override
+	Result message_completion(const ibv_wc &wc, unsigned, uint64_t *token) override
 	{
 		return requests_.completion(wc, token);
 	}

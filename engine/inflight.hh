@@ -112,6 +112,9 @@ public:
 
 	// In flight: added, not complete.
 	size_t size() const { return reads_.in_flight() + writes_.in_flight(); }
+	size_t reads_in_flight() const { return reads_.in_flight(); }
+	// The writes a flush's token covers, counted from the job's start.
+	static uint64_t writes_upto(uint64_t flush_token) { return flush_token & ~FLUSH_BIT; }
 	// Complete and not handed out yet.
 	size_t completed() const { return reads_.complete() + writes_.complete(); }
 

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <vector>
 
 namespace rpma_fio {
@@ -197,11 +198,25 @@ fio_option aof_mode_option = {
 	.group = OPTION_GROUP,
 };
 
-// aof_mode= then the options of `list`, up to its end: fio reads an
-// engine's list up to an entry without a name
-std::vector<fio_option> with_aof_mode(const fio_option *list)
+fio_option write_quorum_option = {
+	.name = "write_quorum",
+	.lname = "librpma append-only log write quorum",
+	.type = FIO_OPT_STR_STORE,
+	.off1 = offsetof(Options, write_quorum),
+	.help = "Client with several servers (serverip=A,B,C): how many replicas must hold an "
+		"append persistently before it completes (1 to their number, or all)",
+	.def = "all",
+	.category = FIO_OPT_C_ENGINE,
+	.group = OPTION_GROUP,
+};
+
+// aof_mode= (and `own`) then the options of `list`, up to its end: fio
+// reads an engine's list up to an entry without a name
+std::vector<fio_option> with_aof_mode(const fio_option *list,
+				      std::initializer_list<fio_option> own = {})
 {
 	std::vector<fio_option> all{aof_mode_option};
+	all.insert(all.end(), own);
 	for (; list->name; list++)
 		all.push_back(*list);
 	all.push_back({.name = nullptr});
@@ -212,7 +227,8 @@ std::vector<fio_option> with_aof_mode(const fio_option *list)
 
 fio_option *aof_client_options()
 {
-	static std::vector<fio_option> list = with_aof_mode(client_options());
+	static std::vector<fio_option> list = with_aof_mode(client_options(),
+							    {write_quorum_option});
 	return list.data();
 }
 
@@ -224,7 +240,11 @@ fio_option *aof_server_options()
 
 std::string job_port(thread_data *td, bool per_job)
 {
-	const char *base = options_of(td).port;
+	return job_port(td, options_of(td).port, per_job);
+}
+
+std::string job_port(thread_data *td, const char *base, bool per_job)
+{
 	char *end = nullptr;
 	errno = 0;
 	unsigned long port = base ? std::strtoul(base, &end, 10) : 0;

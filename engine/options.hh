@@ -29,6 +29,7 @@ struct Options {
 	// Server: allow= as given (checked by its callback; allow.hh parses
 	// it), nullptr or "" when not given: anyone may connect.
 	char *allow;
+	char *write_quorum;    // librpma_aof_client: "all" or a number of replicas
 };
 
 // Every engine's options, the clients' own first: the servers' list is the
@@ -62,6 +63,8 @@ inline const Options &options_of(thread_data *td)
 // a server job with clients= takes many connections. Empty, after
 // printing why, when the option is not a valid port.
 std::string job_port(thread_data *td, bool per_job = true);
+// The same from the base port `base` (one item of a client's port= list).
+std::string job_port(thread_data *td, const char *base, bool per_job);
 
 }
 

@@ -196,6 +196,7 @@ aof_cases() {
 	aof_io_size_wraps
 	aof_refusal_keeps_log
 	aof_fresh_dram_read
+	aof_replica_cases
 }
 
 # aof_native_case: native_ops= per job with aof_mode=apm on Device DAX: one
@@ -258,4 +259,168 @@ aof_native_case() {
 		# (0 is: the start of its log, aof_client.cc)
 		expect "$name-kernel-witness" tails atomic.trace 4096 1048576
 	fi
+}
+
+# Replicas (docs/engines.md, "Replicas"): one client appending to two or
+# three librpma_aof_server fios, each on a port of its own on this guest
+# (server1.. on the case's port and the next ones).
+
+# aof_servers MODE N SERVER_ARGS: N servers of aof_mode=MODE, server1 to
+# serverN; their ports in aof_ports (a list for port=), their pids in
+# aof_pids; false if one did not listen within 60 s
+aof_servers() {
+	local mode=$1 n=$2 i port end
+	aof_ports='' aof_pids=()
+	for ((i = 1; i <= n; i++)); do
+		port=$(($(case_port) + i - 1))
+		# shellcheck disable=SC2086 # a word list
+		fio_server aof --aof_mode="$mode" --port="$port" $3
+		aof_pids+=("$(pid_of server)")
+		server_listens 60 || return 1
+		moved server "server$i"
+		aof_ports+=${aof_ports:+,}$port
+	done
+}
+
+# aof_targets N: serverip= naming this guest N times
+aof_targets() {
+	local ips=$RPMA_TEST_IP i
+	for ((i = 2; i <= $1; i++)); do
+		ips+=,$RPMA_TEST_IP
+	done
+	echo "$ips"
+}
+
+# aof_servers_end N SECONDS: waits for server1..N (the facts serverI.status)
+aof_servers_end() {
+	local i
+	for ((i = 1; i <= $1; i++)); do
+		waited "server$i" "${aof_pids[i - 1]}" "$2"
+	done
+}
+
+# aof_replicated NAME MODE N CLIENT_ARGS BYTES: a run over N replicas that
+# must end well everywhere, each server saying its tail pointer covers the
+# BYTES the client appended, the client giving each replica's tail
+aof_replicated() {
+	local name=$1 mode=$2 n=$3 bytes=$5 i
+	begin_case "$name"
+	aof_servers "$mode" "$n" "--filename=malloc --size=2m --iodepth=16" ||
+		fail "$name" "a server did not listen within 60 s" || return
+	# shellcheck disable=SC2086 # a word list
+	fio_client aof --aof_mode="$mode" --serverip="$(aof_targets "$n")" --port="$aof_ports" $4
+	aof_servers_end "$n" 30
+	expect "$name" status client ok
+	for ((i = 1; i <= n; i++)); do
+		expect "$name" status "server$i" ok
+		expect "$name" says "server$i" \
+			"log checked: its tail pointer covers the $bytes bytes the client appended"
+		expect "$name" says client \
+			"replica $i of $n ($RPMA_TEST_IP:$(($(case_port) + i - 1))): tail at $bytes bytes"
+	done
+	expect "$name" never-says client "dropped"
+}
+
+# aof_client_connected SECONDS: true once the client said, once connected
+# to every replica, what its flushes are made of
+aof_client_connected() {
+	local end=$((SECONDS + $1))
+	until grep -qE "flush |persisted by the server" "$(case_dir)/client.log" 2>/dev/null; do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
+# aof_replicas_lost MODE KILLED: three replicas at write_quorum=2, the last
+# KILLED servers killed (-9) a second into a paced run (10 s). One killed: the
+# client goes on, says which replica dropped and at which log offset,
+# and the two left check the whole log. Two killed: the client fails,
+# naming the appends it could not acknowledge; the server left fails too
+# (no end-of-run notice).
+aof_replicas_lost() {
+	local mode=$1 lost=$2 name="aof-$1-quorum-lost-$2" i client last
+	begin_case "$name"
+	aof_servers "$mode" 3 "--filename=malloc --size=4m --iodepth=4" ||
+		fail "$name" "a server did not listen within 60 s" || return
+	# 512 appends at 50 a second: about 10 s
+	fio_start client aof --aof_mode="$mode" --serverip="$(aof_targets 3)" --port="$aof_ports" \
+		--write_quorum=2 --rw=write --bs=4k --iodepth=4 --size=2m --rate_iops=,50 \
+		--verify=crc32c
+	client=$(pid_of client)
+	last=$(($(case_port) + 2))
+	if ! aof_client_connected 60; then
+		kill -9 "$client" "${aof_pids[@]}" 2>/dev/null
+		fail "$name" "the client did not connect within 60 s"
+		return
+	fi
+	sleep 1
+	# all at once: killed() waits for each to end, which takes seconds
+	kill -9 "${aof_pids[@]:3-lost}"
+	for ((i = 3; i > 3 - lost; i--)); do
+		killed "server$i" "${aof_pids[i - 1]}"
+	done
+	waited client "$client" 120
+	for ((i = 1; i <= 3 - lost; i++)); do
+		waited "server$i" "${aof_pids[i - 1]}" 30
+	done
+	expect "$name" says client "replica 3 of 3 ($RPMA_TEST_IP:$last) dropped at log offset"
+	if ((lost == 1)); then
+		expect "$name" status client ok
+		for i in 1 2; do
+			expect "$name" status "server$i" ok
+			expect "$name" says "server$i" \
+				"log checked: its tail pointer covers the 2097152 bytes the client appended"
+			expect "$name" says client \
+				"replica $i of 3 ($RPMA_TEST_IP:$(($(case_port) + i - 1))): tail at 2097152 bytes"
+		done
+		expect "$name" says client "replica 3 of 3 ($RPMA_TEST_IP:$last): lost at"
+	else
+		expect "$name" status client failed
+		expect "$name" says client "the write quorum is lost" "could not be acknowledged"
+		expect "$name" status server1 failed
+		expect "$name" never-says server1 "log checked"
+	fi
+}
+
+# aof_replica_refusals: replica lists that do not add up, refused before
+# connecting, each saying why
+aof_replica_refusals() {
+	local two three
+	two=$(aof_targets 2) three=$(aof_targets 3)
+	aof_bad_job aof-quorum-zero "--rw=write --bs=4k --serverip=$two --port=7300,7301 --write_quorum=0" \
+		"write_quorum=0: an append is acknowledged by 1 to 2 replicas (all: every one)"
+	aof_bad_job aof-quorum-past-replicas "--rw=write --bs=4k --serverip=$two --port=7300,7301 --write_quorum=3" \
+		"write_quorum=3: an append is acknowledged by 1 to 2 replicas (all: every one)"
+	aof_bad_job aof-quorum-not-number "--rw=write --bs=4k --serverip=$two --port=7300,7301 --write_quorum=most" \
+		"write_quorum=most: an append is acknowledged by 1 to 2 replicas (all: every one)"
+	aof_bad_job aof-replica-ports "--rw=write --bs=4k --serverip=$three --port=7300,7301" \
+		"port=7300,7301: 2 ports for 3 servers (one port for all, or one for each)"
+	aof_bad_job aof-replicas-four "--rw=write --bs=4k --serverip=$three,$RPMA_TEST_IP" \
+		"serverip=$three,$RPMA_TEST_IP: 4 servers: a log has 1 to 3 replicas"
+	aof_bad_job aof-replica-twice "--rw=write --bs=4k --serverip=$two --port=7300" \
+		"$RPMA_TEST_IP:7300 is named twice: each replica is a log of its own"
+	aof_bad_job aof-replica-empty "--rw=write --bs=4k --serverip=$RPMA_TEST_IP, --port=7300" \
+		"serverip=$RPMA_TEST_IP,: an empty address"
+	local name=apm-replicas
+	begin_case "$name"
+	fio_client apm --rw=write --bs=4k --size=256k --connect_timeout=3 --serverip="$two"
+	expect "$name" status client nonzero
+	expect "$name" says client "serverip=$two: 2 servers: only librpma_aof_client appends to replicas"
+}
+
+# aof_replica_cases: the quick suite's (ENGINE_TESTS=quick), and the rest
+# in the full matrix
+aof_replica_cases() {
+	aof_replica_refusals
+	aof_replicated aof-apm-replicas-2 apm 2 "--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
+	aof_replicated aof-gpspm-replicas-3 gpspm 3 "--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
+	aof_replicas_lost apm 1
+	aof_replicas_lost gpspm 2
+	[[ ${mode:-quick} == full ]] || return 0
+	aof_replicated aof-gpspm-replicas-2 gpspm 2 "--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
+	aof_replicated aof-apm-replicas-3 apm 3 "--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
+	aof_replicated aof-apm-replicas-3-quorum-2-sync apm 3 "--rw=write --bs=512 --sync=1 --size=64k --write_quorum=2 --verify=crc32c" 65536
+	aof_replicated aof-gpspm-replicas-3-sync gpspm 3 "--rw=write --bs=512 --sync=1 --size=64k --verify=crc32c" 65536
+	aof_replicas_lost gpspm 1
+	aof_replicas_lost apm 2
 }
