@@ -383,40 +383,40 @@ aof_replicas_lost() {
 }
 
 # aof_replica_refusals: replica lists that do not add up, refused before
-# connecting, each saying why
+# connecting, each saying why (the quick suite: one of each kind)
 aof_replica_refusals() {
-	local two three
+	local two three name=apm-replicas
 	two=$(aof_targets 2) three=$(aof_targets 3)
 	aof_bad_job aof-quorum-zero "--rw=write --bs=4k --serverip=$two --port=7300,7301 --write_quorum=0" \
 		"write_quorum=0: an append is acknowledged by 1 to 2 replicas (all: every one)"
+	aof_bad_job aof-replica-ports "--rw=write --bs=4k --serverip=$three --port=7300,7301" \
+		"port=7300,7301: 2 ports for 3 servers (one port for all, or one for each)"
+	begin_case "$name"
+	fio_client apm --rw=write --bs=4k --size=256k --connect_timeout=3 --serverip="$two"
+	expect "$name" status client nonzero
+	expect "$name" says client "serverip=$two: 2 servers: only librpma_aof_client appends to replicas"
+	[[ ${mode:-quick} == full ]] || return 0
 	aof_bad_job aof-quorum-past-replicas "--rw=write --bs=4k --serverip=$two --port=7300,7301 --write_quorum=3" \
 		"write_quorum=3: an append is acknowledged by 1 to 2 replicas (all: every one)"
 	aof_bad_job aof-quorum-not-number "--rw=write --bs=4k --serverip=$two --port=7300,7301 --write_quorum=most" \
 		"write_quorum=most: an append is acknowledged by 1 to 2 replicas (all: every one)"
-	aof_bad_job aof-replica-ports "--rw=write --bs=4k --serverip=$three --port=7300,7301" \
-		"port=7300,7301: 2 ports for 3 servers (one port for all, or one for each)"
 	aof_bad_job aof-replicas-four "--rw=write --bs=4k --serverip=$three,$RPMA_TEST_IP" \
 		"serverip=$three,$RPMA_TEST_IP: 4 servers: a log has 1 to 3 replicas"
 	aof_bad_job aof-replica-twice "--rw=write --bs=4k --serverip=$two --port=7300" \
 		"$RPMA_TEST_IP:7300 is named twice: each replica is a log of its own"
 	aof_bad_job aof-replica-empty "--rw=write --bs=4k --serverip=$RPMA_TEST_IP, --port=7300" \
 		"serverip=$RPMA_TEST_IP,: an empty address"
-	local name=apm-replicas
-	begin_case "$name"
-	fio_client apm --rw=write --bs=4k --size=256k --connect_timeout=3 --serverip="$two"
-	expect "$name" status client nonzero
-	expect "$name" says client "serverip=$two: 2 servers: only librpma_aof_client appends to replicas"
 }
 
 # aof_replica_cases: the quick suite's (ENGINE_TESTS=quick), and the rest
 # in the full matrix
 aof_replica_cases() {
 	aof_replica_refusals
-	aof_replicated aof-apm-replicas-2 apm 2 "--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
 	aof_replicated aof-gpspm-replicas-3 gpspm 3 "--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
 	aof_replicas_lost apm 1
 	aof_replicas_lost gpspm 2
 	[[ ${mode:-quick} == full ]] || return 0
+	aof_replicated aof-apm-replicas-2 apm 2 "--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
 	aof_replicated aof-gpspm-replicas-2 gpspm 2 "--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
 	aof_replicated aof-apm-replicas-3 apm 3 "--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
 	aof_replicated aof-apm-replicas-3-quorum-2-sync apm 3 "--rw=write --bs=512 --sync=1 --size=64k --write_quorum=2 --verify=crc32c" 65536
