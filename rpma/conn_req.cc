@@ -2,10 +2,9 @@
 #include "conn_req.hh"
 
 #include <poll.h>
-#include <time.h>
 
 #include <algorithm>
-#include <climits>
+#include <ctime>
 
 #include "addr_info.hh"
 #include "conn.hh"
