@@ -5,7 +5,7 @@ bench/aof.py --md RESULTS COUNTS: the table again from RESULTS/records.jsonl
 
 Reads RAW/aof (in-vm.sh's aof_pair lines) and the client reports in
 RAW/fio into RESULTS/records.jsonl (a record a run, stamped:
-bench/records.py) and, where bench/run --counts measured the aof-* rows,
+rpma_measure) and, where bench/run --counts measured the aof-* rows,
 the instructions per append from COUNTS (the counts' records.jsonl);
 writes RESULTS/summary.md. Each row is set beside the sequential APM write of the same
 size, iodepth and native_ops= (the yardstick; the GPSPM write's figures are
@@ -13,14 +13,11 @@ given too, the yardstick of aof_mode=gpspm): appends per second (the
 median of the rounds) and packets on the wire per append (rxe's counters,
 client and server on one device: every packet once)."""
 
-import json
 import os
-import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import counts  # noqa: E402 (the per-I/O arithmetic of --counts)
-import records  # noqa: E402 (the stamped records and the command line)
+import counts  # the per-I/O arithmetic of --counts
+from rpma_measure import fio, provenance, record, stats
 
 KINDS = ["apm-write", "gpspm-write", "aof-apm", "aof-gpspm"]
 
@@ -43,8 +40,7 @@ def run_records(raw):
 				round=int(rnd), status=status)
 			report = os.path.join(raw, "fio", "%s.r%s.client.json" % (row, rnd))
 			try:
-				with open(report) as r:
-					w = json.load(r)["jobs"][0]["write"]
+				w = fio.read(report)["jobs"][0]["write"]
 			except (OSError, ValueError, KeyError, IndexError):
 				w = None
 			if status == "0 0" and w is not None and w["total_ios"] == int(ios):
@@ -70,7 +66,7 @@ def read_runs(recs):
 def instructions(path):
 	"""{(kind, qd): engine + librpma instructions per I/O of the client}
 	from --counts' rows (ours) in PATH, by counts.py's own arithmetic"""
-	data = [d for d in records.read(path) if d["status"] == "0" and d["impl"] == "ours" and
+	data = [d for d in record.read(path) if d["status"] == "0" and d["impl"] == "ours" and
 		d["side"] == "client"]
 	out = {}
 	for kind in KINDS:
@@ -95,20 +91,20 @@ def ratio(a, b):
 def main():
 	if sys.argv[1] == "--md":
 		results, counts_path = sys.argv[2], sys.argv[3]
-		recs = records.read(os.path.join(results, "records.jsonl"))
+		recs = record.read(os.path.join(results, "records.jsonl"))
 	else:
 		raw, results, counts_path = sys.argv[1:4]
-		env = records.env_of(raw)
-		recs = records.stamped(env, [dict(record="env", **env)] + run_records(raw))
-		records.write(os.path.join(results, "records.jsonl"), recs)
+		env = provenance.env_of(raw)
+		recs = provenance.stamped(env, [dict(record="env", **env)] + run_records(raw))
+		record.write(os.path.join(results, "records.jsonl"), recs)
 	env = next((r for r in recs if r["record"] == "env"), {})
 	runs, failed = read_runs(recs)
 	ins = instructions(counts_path)
-	med = {k: dict(iops=statistics.median(r["iops"] for r in v),
-		packets=statistics.median(r["packets"] for r in v), rounds=len(v), said=v[0]["said"])
+	med = {k: dict(iops=stats.median(r["iops"] for r in v),
+		packets=stats.median(r["packets"] for r in v), rounds=len(v), said=v[0]["said"])
 		for k, v in runs.items()}
 	o = ["# The append-only log: appends against APM writes", "",
-		records.command_line(env), "", records.provenance(env), "",
+		provenance.command_line(env), "", provenance.describe(env), "",
 		"%s round(s) each. Each run appends 4096 records (1024 at iodepth 1, `sync=1`) of the given size "
 		"to a log in DRAM (`filename=malloc`); `apm-write` and `gpspm-write` are "
 		"`librpma_apm_client` and `librpma_gpspm_client` writing the same bytes in order, "

@@ -3,7 +3,7 @@
 # bench/counts.py RAW RESULTS -- instructions per I/O, per layer, from the
 # callgrind profiles bench/in-vm.sh writes in --counts mode (RAW/counts/),
 # into RESULTS/summary.md and RESULTS/records.jsonl (a record a profile,
-# stamped with the run that made it: bench/records.py; merged with the
+# stamped with the run that made it: rpma_measure; merged with the
 # records already there that this run did not measure).
 # bench/counts.py --md RESULTS -- summary.md again from records.jsonl alone.
 # bench/counts.py --self-test -- the arithmetic on made-up numbers.
@@ -24,8 +24,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import records  # noqa: E402 (the stamped records and the command line)
+from rpma_measure import provenance, record
 
 LAYERS = ["fio", "engine", "librpma", "verbs", "other"]
 
@@ -241,15 +240,15 @@ def main():
 		if d["status"] == "0" and d["side"] == "client" and d["polls"].get("td_io_queue")}
 	for d in data:
 		d["n"] = done.get((d["row"], d["impl"], d["rep"], d["n"]), d["n"])
-	data = merge_into(os.path.join(results, "records.jsonl"), records.env_of(raw), data)
+	data = merge_into(os.path.join(results, "records.jsonl"), provenance.env_of(raw), data)
 	write_md(data, os.path.join(results, "summary.md"))
 
 
 def merge_into(path, env, new):
 	"""the records of PATH merged with the run's new ones, stamped by env,
 	written back to PATH: the kept records keep their own stamps"""
-	data = merge(records.read(path), records.stamped(env, new))
-	records.write(path, data)
+	data = merge(record.read(path), provenance.stamped(env, new))
+	record.write(path, data)
 	return data
 
 
@@ -617,10 +616,10 @@ def self_test():
 		path = os.path.join(tmp, "records.jsonl")
 		merge_into(path, dict(rpma_commit="old"), old)
 		merge_into(path, dict(rpma_commit="new"), new)
-		m = {d["impl"]: d for d in records.read(path)}
+		m = {d["impl"]: d for d in record.read(path)}
 	check("a merged rerun stamps its own entries and keeps the others' stamps",
 		m["ours"]["commit"] == "new" and m["ref"]["commit"] == "old" and
-		m["base"]["commit"] == "old" and all(k in m["ref"] for k in records.STAMP))
+		m["base"]["commit"] == "old" and all(k in m["ref"] for k in provenance.STAMP))
 	print("self-test: %d failed" % len(fails))
 	sys.exit(1 if fails else 0)
 
@@ -631,7 +630,7 @@ if __name__ == "__main__":
 	if len(sys.argv) == 3 and sys.argv[1] == "--md":
 		# summary.md again from the records alone (the profiles are gone
 		# after the next run)
-		write_md(records.read(os.path.join(sys.argv[2], "records.jsonl")),
+		write_md(record.read(os.path.join(sys.argv[2], "records.jsonl")),
 			os.path.join(sys.argv[2], "summary.md"))
 		sys.exit(0)
 	main()

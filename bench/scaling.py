@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # bench/scaling.py RAW RESULTS -- the runs of bench/run --scaling
 # (bench/in-vm.sh BENCH_SCALING=1) into RESULTS/records.jsonl (each run's
-# figures, stamped: bench/records.py) and RESULTS/summary.md: numjobs 1 to
+# figures, stamped: rpma_measure) and RESULTS/summary.md: numjobs 1 to
 # 64, and the latency baselines set against the wall clock.
 # bench/scaling.py --connect RAW RESULTS -- bench/run --connect's runs
 # (BENCH_CONNECT=1) into the same two files: connecting without fio.
@@ -15,20 +15,15 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import records  # noqa: E402 (the stamped records and the command line)
+from rpma_measure import fio, provenance, record
+from rpma_measure.stats import median_or_none as median
 
 
 def fio_json(path):
+    """fio's report in PATH, None when it wrote none"""
     try:
-        text = open(path).read()
-    except OSError:
-        return None
-    # fio may print notes before its JSON
-    i = text.find("{")
-    try:
-        return json.loads(text[i:]) if i >= 0 else None
-    except ValueError:
+        return fio.read(path)
+    except (OSError, fio.FioOutputError):
         return None
 
 
@@ -156,13 +151,6 @@ def clock_offset(raw):
             if j and "timestamp_ms" in j:
                 offs.append(os.path.getmtime(os.path.join(d, f)) - j["timestamp_ms"] / 1000)
     return median(offs)
-
-
-def median(values):
-    v = sorted(x for x in values if x is not None)
-    if not v:
-        return None
-    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 
 
 def first_error(*paths):
@@ -571,7 +559,7 @@ def summary(recs, results, is_connect):
              "In the Soft-RoCE VM (see bench/README.md): ours "
              "(Debian's fio, our engines, our librpma) against the reference (fio 3.33's librpma "
              "engines, Debian's librpma 1.2), the reference at 1, 4 and 16 jobs only.", ""]
-    o += [records.command_line(env), "", records.provenance(env), ""]
+    o += [provenance.command_line(env), "", provenance.describe(env), ""]
     if is_connect:
         connect(recs, env, o)
     else:
@@ -597,14 +585,14 @@ def main():
     args = args[is_connect:]
     if md:
         results = args[0]
-        recs = records.read(os.path.join(results, "records.jsonl"))
+        recs = record.read(os.path.join(results, "records.jsonl"))
     else:
         raw, results = args
-        env = records.env_of(raw)
+        env = provenance.env_of(raw)
         recs = [dict(record="env", **env)]
         recs += connect_records(raw) if is_connect else latbase_records(raw) + scaling_records(raw)
-        recs = records.stamped(env, recs)
-        records.write(os.path.join(results, "records.jsonl"), recs)
+        recs = provenance.stamped(env, recs)
+        record.write(os.path.join(results, "records.jsonl"), recs)
     summary(recs, results, is_connect)
 
 

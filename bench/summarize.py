@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """summarize.py RAW RESULTS -- turns what bench/in-vm.sh measured (RAW) into
-RESULTS/records.jsonl (every run's figures, stamped: bench/records.py),
+RESULTS/records.jsonl (every run's figures, stamped: rpma_measure),
 RESULTS/summary.md (tables and the environment) and RESULTS/chart.png.
 summarize.py --md RESULTS -- summary.md and chart.png again from
 records.jsonl alone.
@@ -18,24 +18,16 @@ import re
 import statistics
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import records  # noqa: E402 (the stamped records and the command line)
+from rpma_measure import fio, provenance, record
+from rpma_measure.stats import median_or_none as median
 
 IMPLS = ("ours", "ref")
 
 
-def read_json(path):
-    """fio's JSON report; engine messages may precede it in the file."""
-    text = open(path).read()
-    start = 0 if text.startswith("{") else text.find("\n{") + 1
-    doc, _ = json.JSONDecoder().raw_decode(text[start:])
-    return doc
-
-
 def fio_figures(row, base):
     """The figures of one fio pair: client I/O, both sides' CPU."""
-    cl = read_json(base + ".client.json")["jobs"]
-    sv = read_json(base + ".server.json")["jobs"]
+    cl = fio.read(base + ".client.json")["jobs"]
+    sv = fio.read(base + ".server.json")["jobs"]
     nj = int(re.search(r"-nj(\d+)", row).group(1))
     job = cl[0]  # group_reporting: one entry for all jobs
     d = "read" if "-read-" in row else "write"
@@ -44,7 +36,6 @@ def fio_figures(row, base):
     # sync=1 the reference engines complete an I/O inside queue() and fio
     # never sets its issue time, so their clat comes out near 10^11 ns
     lat = io["lat_ns"]
-    pct = lat.get("percentile", {})
 
     def cpu(jobs):
         # group_reporting: usr_cpu is the jobs' mean; all jobs' total
@@ -55,9 +46,9 @@ def fio_figures(row, base):
         "iops": io["iops"],
         "mbps": io["bw_bytes"] / 1e6,
         "avg_us": lat["mean"] / 1000,
-        "p50_us": pct.get("50.000000", 0) / 1000,
-        "p99_us": pct.get("99.000000", 0) / 1000,
-        "p999_us": pct.get("99.900000", 0) / 1000,
+        "p50_us": fio.percentile_us(io, "50", "lat_ns") or 0,
+        "p99_us": fio.percentile_us(io, "99", "lat_ns") or 0,
+        "p999_us": fio.percentile_us(io, "99.9", "lat_ns") or 0,
         "client_cpu": cpu(cl),
         "server_cpu": cpu(sv),
     }
@@ -81,10 +72,6 @@ def perftest_figures(path):
             # "inf": perftest could not tell its cycle counter's frequency
             return fig if all(math.isfinite(v) for v in fig.values()) else None
     return None
-
-
-def median(values):
-    return statistics.median(values) if values else None
 
 
 def fmt(v, digits=0):
@@ -116,7 +103,7 @@ def packet_floor(row):
 def parse(raw):
     """the records of one run: its environment, every fio pair, perftest
     and rpma-bench run and packet count, and what failed"""
-    env = records.env_of(raw)
+    env = provenance.env_of(raw)
     recs = [dict(record="env", **env)]
 
     def failed(what):
@@ -176,7 +163,7 @@ def parse(raw):
         else:
             recs.append(dict(record="packets", row=row, impl=impl,
                              packets_per_io=int(pkts) / int(ios)))
-    return records.stamped(env, recs)
+    return provenance.stamped(env, recs)
 
 
 def summary(recs, out):
@@ -231,7 +218,7 @@ def summary(recs, out):
     md.append("Our fio engines on our librpma (**ours**) against fio's own librpma engines on "
               "Debian's librpma 1.2.0 (**ref**), run alternately in one boot; medians over "
               f"{env.get('rounds', '?')} rounds (see bench/README.md for how to read it).\n")
-    md.append(records.command_line(env) + "\n")
+    md.append(provenance.command_line(env) + "\n")
     if env.get("where") == "vm":
         md.append("> **Soft-RoCE under TCG emulation.** Everything ran in a QEMU VM without "
                   "hardware acceleration (pure emulation), over Soft-RoCE (`rdma_rxe`) looped "
@@ -362,10 +349,10 @@ def summary(recs, out):
 def main():
     if sys.argv[1] == "--md":
         out = sys.argv[2]
-        return summary(records.read(os.path.join(out, "records.jsonl")), out)
+        return summary(record.read(os.path.join(out, "records.jsonl")), out)
     raw, out = sys.argv[1], sys.argv[2]
     recs = parse(raw)
-    records.write(os.path.join(out, "records.jsonl"), recs)
+    record.write(os.path.join(out, "records.jsonl"), recs)
     return summary(recs, out)
 
 

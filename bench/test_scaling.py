@@ -5,12 +5,10 @@ VM): the window common to all jobs, the sum of the jobs' IOPS logs in it
 and the CPU over it. make check runs it (bench/Makefile.am), as does
 bench/run --self-test."""
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import scaling  # noqa: E402
+import scaling
 
 # Three client jobs sharing 3000 IOPS: job k connects at CONNECTED[k] and
 # logs its I/Os from then on until the run ends, the watcher's last

@@ -6,11 +6,11 @@ Per row, the median over the rounds of each transport's client IOPS and
 mean completion latency, and Soft-iWARP's IOPS as a ratio of Soft-RoCE's.
 A pair whose client or server failed counts as failed, never as a figure.
 """
-import json
 import pathlib
 import re
-import statistics
 import sys
+
+from rpma_measure import fio, stats
 
 
 def read_pair(base):
@@ -20,7 +20,7 @@ def read_pair(base):
         if not status.exists() or status.read_text().strip() != "0":
             return None
     try:
-        report = json.loads(pathlib.Path(f"{base}.client.json").read_text())
+        report = fio.read(f"{base}.client.json")
     except (OSError, ValueError):
         return None
     iops = clat = 0.0
@@ -57,10 +57,10 @@ def main():
         by = pairs[row]
         if "siw" not in by or "rxe" not in by:
             continue
-        rxe_iops = statistics.median(f[0] for f in by["rxe"])
-        siw_iops = statistics.median(f[0] for f in by["siw"])
-        rxe_clat = statistics.median(f[1] for f in by["rxe"])
-        siw_clat = statistics.median(f[1] for f in by["siw"])
+        rxe_iops = stats.median(f[0] for f in by["rxe"])
+        siw_iops = stats.median(f[0] for f in by["siw"])
+        rxe_clat = stats.median(f[1] for f in by["rxe"])
+        siw_clat = stats.median(f[1] for f in by["siw"])
         ratio = siw_iops / rxe_iops if rxe_iops else float("nan")
         print(f"| {row} | {rxe_iops:.0f} | {siw_iops:.0f} | {ratio:.2f} | "
               f"{rxe_clat:.0f} | {siw_clat:.0f} |")

@@ -3,6 +3,7 @@
 // their job files run unchanged; connect_timeout is new.
 #include "config.h"
 #include "options.hh"
+#include "allow.hh"
 #include "native_ops.hh"
 #include "report.hh"
 #include "wire_format.hh"
@@ -39,6 +40,17 @@ int native_ops_given(void *data, const char *list)
 	}
 	static_cast<Options *>(data)->native_ops = *value;
 	return 0;
+}
+
+// fio's callback of allow=: 0, or 1 after saying what is wrong, which makes
+// fio refuse the job file; the server parses the stored text again
+int allow_given(void *, const char *list)
+{
+	std::string why;
+	if (AllowList::parse(list ? list : "", &why))
+		return 0;
+	log_err("fio: allow=%s %s\n", list ? list : "", why.c_str());
+	return 1;
 }
 }
 
@@ -129,6 +141,18 @@ fio_option options[] = {
 		.help = "Server: connections the job accepts on its one port, each to a region "
 			"of size= bytes of its own",
 		.def = "1",
+		.category = FIO_OPT_C_ENGINE,
+		.group = OPTION_GROUP,
+	},
+	{
+		.name = "allow",
+		.lname = "librpma server allowed sources",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(Options, allow),
+		.cb = reinterpret_cast<void *>(allow_given),
+		.help = "Server: the addresses or networks (ADDR[/PREFIX], IPv4 or IPv6, a list "
+			"separated by commas) whose connection requests it takes; others are "
+			"refused before anything is made for them (default: anyone)",
 		.category = FIO_OPT_C_ENGINE,
 		.group = OPTION_GROUP,
 	},

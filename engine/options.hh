@@ -26,6 +26,9 @@ struct Options {
 	char *native_ops_list;
 	unsigned int native_ops;
 	unsigned int aof_mode; // librpma_aof_*: an AofMode (wire_format.hh)
+	// Server: allow= as given (checked by its callback; allow.hh parses
+	// it), nullptr or "" when not given: anyone may connect.
+	char *allow;
 };
 
 // Every engine's options, the clients' own first: the servers' list is the

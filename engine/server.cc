@@ -10,8 +10,10 @@
 
 #include <fcntl.h>
 #include <infiniband/verbs.h>
+#include <librpma_private.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cerrno>
 #include <cstdarg>
@@ -75,6 +77,15 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 	ibv_device_attr attr{};
 	s->soft_roce_ = ibv_query_device(s->dev_, &attr) == 0 &&
 			attr.vendor_id == rpma::SOFT_ROCE_VENDOR_ID;
+	if (o.allow && *o.allow) {
+		std::string why;
+		s->allow_ = AllowList::parse(o.allow, &why);
+		// checked when fio read the job file (options.cc): not expected
+		if (!s->allow_) {
+			report(td, "allow=%s %s", o.allow, why.c_str());
+			return fio_status(job_failed(td, EINVAL, "allow"));
+		}
+	}
 	s->link_.watch(s->dev_, o.serverip, true);
 	// The job's one I/O is the serving of its connections; iodepth= is
 	// the GPSPM server's message slots. Left above 1, it would make fio
@@ -144,12 +155,14 @@ Result Server::open(fio_file *f)
 	if (Result r = listen(); r != Result::DONE)
 		return r;
 	listening_since_ = Clock::now();
+	const std::string from = allow_ ? ", from allow=" + allow_->str() + " only" : "";
 	if (n == 1)
-		note("%s[%u]: waiting for a client on %s:%s\n", td_->io_ops->name,
-		     td_->thread_number, o.serverip, port_.c_str());
+		note("%s[%u]: waiting for a client on %s:%s%s\n", td_->io_ops->name,
+		     td_->thread_number, o.serverip, port_.c_str(), from.c_str());
 	else
-		note("%s[%u]: waiting for a client on %s:%s (%zu clients, %zu bytes each)\n",
-		     td_->io_ops->name, td_->thread_number, o.serverip, port_.c_str(), n, size);
+		note("%s[%u]: waiting for a client on %s:%s (%zu clients, %zu bytes each)%s\n",
+		     td_->io_ops->name, td_->thread_number, o.serverip, port_.c_str(), n, size,
+		     from.c_str());
 	return Result::DONE;
 }
 
@@ -257,6 +270,8 @@ Result Server::listen()
 		report(td_, "cannot listen on %s:%s", o.serverip, port_.c_str());
 	if (ret)
 		return rpma_failed(td_, "rpma_ep_listen", ret);
+	if (allow_ && (ret = rpma_ep_set_peer_filter(ep_, allowed, this)))
+		return rpma_failed(td_, "rpma_ep_set_peer_filter", ret);
 	int fd;
 	rpma_ep_get_fd(ep_, &fd);
 	// a wake takes every request that waits (wait()), the last take
@@ -320,6 +335,8 @@ Result Server::next_request(rpma_conn_req **req)
 	configure(cfg);
 	ret = rpma_ep_next_conn_req(ep_, cfg, req);
 	rpma_conn_cfg_delete(&cfg);
+	if (refused_told_ == 0 && refused_ > 0)
+		tell_refused(true); // the first at once, the others counted
 	if (ret == RPMA_E_NO_EVENT)
 		return Result::RETRY;
 	if (!ret)
@@ -365,6 +382,50 @@ void Server::tell_lost(bool now_or_never)
 	     port_.c_str());
 	lost_told_ = lost_;
 	told_at_ = now;
+}
+
+int Server::allowed(const sockaddr *src, void *server)
+{
+	auto *s = static_cast<Server *>(server);
+	if (s->allow_->allows(src))
+		return 1;
+	s->refused_++;
+	std::string from = address_text(src);
+	if (from.empty())
+		from = "an address of family " + std::to_string(src ? src->sa_family : 0);
+	auto &told = s->refused_from_;
+	if (std::find(told.begin(), told.end(), from) == told.end()) {
+		if (told.size() < REFUSED_SOURCES_TOLD)
+			told.push_back(std::move(from));
+		else
+			s->refused_elsewhere_ = true;
+	}
+	return 0;
+}
+
+void Server::tell_refused(bool now_or_never)
+{
+	const auto now = Clock::now();
+	if (refused_ == refused_told_ ||
+	    (!now_or_never && now - refused_told_at_ < LOST_TELL_PERIOD))
+		return;
+	std::string from;
+	for (const std::string &a : refused_from_)
+		from += (from.empty() ? "" : ", ") + a;
+	if (refused_elsewhere_)
+		from += " and elsewhere";
+	const uint64_t n = refused_ - refused_told_;
+	const std::string more = "; more are counted, told every " +
+				 std::to_string(LOST_TELL_PERIOD.count()) + " s";
+	note("%s[%u]: refused %llu%s connection request%s to %s:%s from outside allow=%s (from "
+	     "%s)%s\n",
+	     td_->io_ops->name, td_->thread_number, static_cast<unsigned long long>(n),
+	     refused_told_ ? " more" : "", n == 1 ? "" : "s", options_of(td_).serverip,
+	     port_.c_str(), allow_->str().c_str(), from.c_str(), refused_told_ ? "" : more.c_str());
+	refused_told_ = refused_;
+	refused_told_at_ = now;
+	refused_from_.clear();
+	refused_elsewhere_ = false;
 }
 
 Result Server::accept_one()
@@ -504,6 +565,7 @@ Result Server::serve()
 Result Server::verdict()
 {
 	tell_lost(true);
+	tell_refused(true);
 	unsigned lost = 0;
 	int err = 0;
 	for (const auto &c : conns_)
@@ -700,6 +762,7 @@ Result Server::checks()
 	const auto now = Clock::now();
 	const Options &o = options_of(td_);
 	tell_lost(false);
+	tell_refused(false);
 	// the last connection being made may have ended otherwise (lose())
 	if (paused_)
 		listen_as_places_allow();

@@ -13,7 +13,10 @@
 // and closed; with clients=N the others go on. The job ends once every
 // client came and ended its run, and fails if any of them failed.
 //
-// Anyone who reaches the port may send connection requests. A request
+// Anyone who reaches the port may send connection requests; with allow=
+// those from elsewhere are refused inside librpma before anything is made
+// for them (rpma_ep_set_peer_filter), counted and told (tell_refused). A
+// request
 // that cannot be taken, or is accepted and never completes (given up, or
 // its handshake left unfinished for HANDSHAKE_TIMEOUT_MS), gives its place
 // back: it is no client, fails nothing and touches no connected client,
@@ -29,6 +32,7 @@
 #ifndef RPMA_ENGINE_SERVER_HH
 #define RPMA_ENGINE_SERVER_HH
 
+#include "allow.hh"
 #include "conn_events.hh"
 #include "connection.hh"
 #include "fio.hh"
@@ -43,6 +47,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -178,6 +183,12 @@ private:
 	// Tells the requests lost since the last time, if LOST_TELL_PERIOD
 	// passed or `now_or_never`.
 	void tell_lost(bool now_or_never);
+	// allow='s filter (librpma_private.h): counts and keeps where a
+	// refused request came from
+	static int allowed(const sockaddr *src, void *server);
+	// Tells the requests refused since the last time (the first at once),
+	// as tell_lost does.
+	void tell_refused(bool now_or_never);
 	// The listener while places are free, paused while every place is
 	// taken and some connection is still being made, stopped once every
 	// place holds a connection made (or runtime= gave up).
@@ -211,8 +222,16 @@ private:
 	uint64_t lost_told_ = 0;      // ... of which told
 	bool told_not_taken_ = false; // the first one not taken or accepted
 	bool told_never_completed_ = false;
-	Clock::time_point told_at_{}; // when lost requests were last told
-	bool gave_up_ = false;        // runtime= passed before all came
+	Clock::time_point told_at_{};    // when lost requests were last told
+	std::optional<AllowList> allow_; // allow=, if given
+	uint64_t refused_ = 0;           // requests from outside allow=
+	uint64_t refused_told_ = 0;      // ... of which told
+	// where those not yet told came from: the first few, and whether
+	// there were others (a stranger may spoof any number of sources)
+	std::vector<std::string> refused_from_;
+	bool refused_elsewhere_ = false;
+	Clock::time_point refused_told_at_{};
+	bool gave_up_ = false; // runtime= passed before all came
 	bool served_ = false;
 	bool working_ = false;   // inside work()
 	bool soft_roce_ = false; // the device is rxe (FS DAX: a warning)
@@ -225,6 +244,8 @@ private:
 	static constexpr auto DISCONNECT_GRACE = std::chrono::seconds(1);
 	// a stranger may send requests without end: a line at most this often
 	static constexpr auto LOST_TELL_PERIOD = std::chrono::seconds(10);
+	// the sources of refused requests a line names at most
+	static constexpr size_t REFUSED_SOURCES_TOLD = 4;
 	// connection requests taken at one wake, between the clients' work
 	static constexpr unsigned ACCEPTS_PER_WAKE = 16;
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "ep.hh"
 
+#include <fcntl.h>
+
 #include <new>
 
 #include "addr_info.hh"
@@ -29,13 +31,31 @@ int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
 	if (shares_channel_with_srq_rcq(cfg))
 		return RPMA_E_INVAL;
 	CmEvent event;
-	if (int ret = next_listening_event(events_.get(), event))
-		return ret;
-	if (event->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
-		RPMA_LOG_ERROR("Unexpected event received: %s", rdma_event_str(event->event));
-		if (int err = event.ack())
+	for (unsigned refused = 0;;) {
+		if (int ret = next_listening_event(events_.get(), event))
+			return ret;
+		if (event->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+			RPMA_LOG_ERROR("Unexpected event received: %s",
+				       rdma_event_str(event->event));
+			if (int err = event.ack())
+				return provider_error("rdma_ack_cm_event()", err);
+			return RPMA_E_INVAL;
+		}
+		if (!filter_ || filter_(rdma_get_peer_addr(event->id), filter_arg_))
+			break;
+		// Refused before any queue is made for it: the stranger costs
+		// this thread a reject and an id, nothing more. Acknowledged
+		// first: the id cannot be destroyed while its event is out.
+		rdma_cm_id *id = event->id;
+		const int err = event.ack();
+		rdma_reject(id, nullptr, 0);
+		destroy_cm_id(id);
+		if (err) {
+			dropped = true;
 			return provider_error("rdma_ack_cm_event()", err);
-		return RPMA_E_INVAL;
+		}
+		if (++refused == REFUSED_PER_CALL && non_blocking())
+			return RPMA_E_NO_EVENT;
 	}
 	rdma_cm_id *id = event->id;
 	PrivateData private_data;
@@ -59,6 +79,12 @@ int Ep::next_conn_req(const ConnCfg::Values &cfg, std::unique_ptr<ConnReq> &req,
 	}
 	req = ConnReq::incoming(peer_, CmIdOwner(id), std::move(private_data), cfg);
 	return 0;
+}
+
+bool Ep::non_blocking() const noexcept
+{
+	const int flags = fcntl(events_->fd, F_GETFL);
+	return flags < 0 || (flags & O_NONBLOCK);
 }
 
 int Ep::release() noexcept

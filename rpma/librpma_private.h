@@ -16,6 +16,8 @@
 #ifndef RPMA_LIBRPMA_PRIVATE_H
 #define RPMA_LIBRPMA_PRIVATE_H
 
+#include <sys/socket.h>
+
 #include "librpma.h"
 
 #ifdef __cplusplus
@@ -47,6 +49,34 @@ int rpma_peer_new_with_native_ops(struct ibv_context *ibv_ctx, int native_ops,
  * RPMA_E_INVAL: any argument NULL.
  */
 int rpma_peer_get_native_ops(const struct rpma_peer *peer, int *native_ops, int *device_ops);
+
+/*
+ * Whom a listening endpoint takes connection requests from: called with
+ * the address a request comes from (a struct sockaddr_in or sockaddr_in6)
+ * and the arg given with it; nonzero accepts the request, 0 refuses it.
+ */
+#define RPMA_EP_REFUSED_PER_CALL 16
+typedef int (*rpma_ep_peer_filter_fn)(const struct sockaddr *src, void *arg);
+
+/*
+ * Sets ep's filter of incoming connection requests (fn NULL: none, every
+ * request is taken, as upstream does). rpma_ep_next_conn_req() calls fn,
+ * in the caller's thread, for each request it takes, before it makes
+ * anything for it: a refused request is rejected and its id destroyed (no
+ * queue pair, completion queue or channel is ever made for it), and the
+ * call takes the next request. On a blocking fd it waits for one that fn
+ * accepts. On a non-blocking fd it returns RPMA_E_NO_EVENT, *req_ptr
+ * untouched, when no request is left (requests refused in a call look as
+ * if they had never come), and also after RPMA_EP_REFUSED_PER_CALL
+ * refusals in one call, the fd then still readable while more wait: a
+ * stranger who sends requests without end cannot keep the caller's
+ * thread. If acknowledging a refused request's event fails:
+ * RPMA_E_PROVIDER and *req_ptr NULL, as for an accepted one. fn must not
+ * call ep. Set it from the thread that takes the requests, before it takes
+ * them.
+ * RPMA_E_INVAL: ep NULL.
+ */
+int rpma_ep_set_peer_filter(struct rpma_ep *ep, rpma_ep_peer_filter_fn fn, void *arg);
 
 #ifdef __cplusplus
 }

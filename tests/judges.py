@@ -10,7 +10,14 @@ import sys
 import unittest
 
 
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def main(paths):
+    # the measurement package (bench/rpma_measure) and each test's own
+    # directory, whose judge it imports (evaluate, judge, soak_judge, ...)
+    sys.path[:0] = [os.path.join(TOP, "bench")] + sorted(
+        {os.path.dirname(os.path.abspath(p)) for p in paths})
     suite = unittest.TestSuite()
     for path in paths:
         name = os.path.relpath(path).replace(os.sep, "_").removesuffix(".py")

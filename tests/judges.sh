@@ -11,4 +11,5 @@ fi
 PYTHONDONTWRITEBYTECODE=1 exec "$py" "$top/tests/judges.py" \
 	"$top/tests/twohosts/test_judge.py" "$top/engine/tests/test_evaluate.py" \
 	"$top/engine/tests/test_rules.py" "$top/engine/tests/test_soak_judge.py" \
-	"$top/tests/test_tally.py" "$top/tests/twohosts/test_aof_summary.py"
+	"$top/tests/test_tally.py" "$top/tests/twohosts/test_aof_summary.py" \
+	"$top/tests/test_fio_readers.py" "$top/tests/test_measure.py"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# tests/main-job.sh -- the README's first command ends with tools/main-job:
+# tests/main-job.sh -- `tools/setup`, the README's command that builds from the
+# tree, ends with tools/main-job:
 # run it in a scratch directory with the engines just built, and check that
 # its table has four rows, each with non-zero IOPS, bandwidth and latency.
 set -uo pipefail

@@ -111,29 +111,11 @@ fio_pair() {
 }
 
 
-# The rows: KIND RW BS IODEPTH SYNC NUMJOBS BUSY
+# The rows: KIND RW BS IODEPTH SYNC NUMJOBS BUSY, of the plan of
+# $BENCH_MODE (bench/plans/quick.json, full.json), which bench/run expanded
+# on the host (bench/rows.py) into $BENCH_RAW/rows
 rows() {
-	local bss qds njs kind rw bs qd nj busy
-	if [[ $BENCH_MODE == quick ]]; then
-		bss="4k" qds="1 16" njs="1"
-	else
-		bss="512 4k 64k" qds="1 2 16" njs="1 4"
-	fi
-	for bs in $bss; do
-		for qd in $qds; do
-			for nj in $njs; do
-				# iodepth 1 is a synchronous job (sync=1)
-				local sync=0
-				((qd == 1)) && sync=1
-				for rw in write randwrite read; do
-					echo "apm $rw $bs $qd $sync $nj 0"
-				done
-				for busy in 0 1; do
-					echo "gpspm write $bs $qd $sync $nj $busy"
-				done
-			done
-		done
-	done
+	cat "$BENCH_RAW/rows"
 }
 
 # baselines ROUND: perftest, then rpma-bench on either library (in the

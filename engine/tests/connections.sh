@@ -36,7 +36,8 @@ connections_case() {
 	wait "$watcher"
 	read -r after <"$(case_dir)/server.peak-rss" 2>/dev/null
 	after=${after:-0}
-	python3 "$TOP_SRCDIR/engine/tests/connections.py" "$(case_dir)" "$n" "$before" "$after"
+	# the judge stands on the measurement package, bench/rpma_measure
+	PYTHONPATH="$TOP_SRCDIR/bench" python3 "$TOP_SRCDIR/engine/tests/connections.py" "$(case_dir)" "$n" "$before" "$after"
 	# not 0: a job that did not end with 0 errors and its data verified
 	fact connections.py.status $?
 	expect "$name" status clients ok

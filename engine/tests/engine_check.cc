@@ -42,6 +42,14 @@
 //   rpma_conn_req_connect fail as the provider failed them, with errno E:
 //   how iWARP's connect fails at once (rdma_connect connects over TCP).
 //   Says "engine-check: failing rpma_conn_req_connect ..." once.
+//
+// - What a rogue client is handed by the test (hostile.sh, leaked_key):
+//   ENGINE_CHECK_DESCRIPTOR_TO=FILE writes the first memory descriptor the
+//   process takes (rpma_mr_remote_from_descriptor: a client's, of its
+//   server region), in hex, to FILE; ENGINE_CHECK_REGIONS_TO=FILE appends
+//   each memory registration of the process (a server's regions) to FILE,
+//   a line "ADDRESS LENGTH RKEY ACCESS" in hex. Each file appears whole
+//   (written aside, then renamed) or not at all.
 #include <infiniband/verbs.h>
 #include <librpma.h>
 #include <rdma/rdma_cma.h>
@@ -108,6 +116,32 @@ template <typename F> F real(const char *lib, const char *name)
 		std::abort();
 	}
 	return reinterpret_cast<F>(f);
+}
+
+// ENGINE_CHECK_REGIONS_TO: the registrations so far, the file rewritten
+// whole at each (registrations come before any connection)
+void note_region(const ibv_mr *mr, unsigned int access)
+{
+	static const char *to = std::getenv("ENGINE_CHECK_REGIONS_TO");
+	static std::mutex regions_lock;
+	static char lines[MAX * 64];
+	static size_t used;
+	if (!to || !mr)
+		return;
+	std::lock_guard<std::mutex> g(regions_lock);
+	const int n = std::snprintf(lines + used, sizeof(lines) - used, "%lx %zx %x %x\n",
+				    reinterpret_cast<unsigned long>(mr->addr), mr->length, mr->rkey,
+				    access);
+	if (n <= 0 || used + n >= sizeof(lines))
+		return;
+	used += n;
+	char tmp[4096];
+	std::snprintf(tmp, sizeof(tmp), "%s.tmp", to);
+	if (FILE *f = std::fopen(tmp, "w")) {
+		std::fwrite(lines, 1, used, f);
+		if (std::fclose(f) == 0)
+			std::rename(tmp, to);
+	}
 }
 
 void registered(ibv_mr *mr)
@@ -246,6 +280,7 @@ ibv_mr *ibv_reg_mr(ibv_pd *pd, void *addr, size_t length, int access)
 									 "ibv_reg_mr");
 	ibv_mr *mr = f(pd, addr, length, access);
 	registered(mr);
+	note_region(mr, static_cast<unsigned int>(access));
 	return mr;
 }
 
@@ -255,6 +290,7 @@ ibv_mr *ibv_reg_mr_iova2(ibv_pd *pd, void *addr, size_t length, uint64_t iova, u
 		"libibverbs.so.1", "ibv_reg_mr_iova2");
 	ibv_mr *mr = f(pd, addr, length, iova, access);
 	registered(mr);
+	note_region(mr, access);
 	return mr;
 }
 
@@ -534,6 +570,26 @@ int rpma_conn_req_connect(rpma_conn_req **req_ptr, const rpma_conn_private_data 
 		return RPMA_E_PROVIDER;
 	}
 	return f(req_ptr, pdata, conn_ptr);
+}
+
+int rpma_mr_remote_from_descriptor(const void *desc, size_t desc_size, rpma_mr_remote **mr_ptr)
+{
+	static auto f = real<int (*)(const void *, size_t, rpma_mr_remote **)>(
+		"librpma.so.0", "rpma_mr_remote_from_descriptor");
+	static const char *to = std::getenv("ENGINE_CHECK_DESCRIPTOR_TO");
+	static std::atomic<bool> written;
+	if (to && desc && !written.exchange(true)) {
+		char tmp[4096];
+		std::snprintf(tmp, sizeof(tmp), "%s.tmp", to);
+		if (FILE *out = std::fopen(tmp, "w")) {
+			for (size_t i = 0; i < desc_size; i++)
+				std::fprintf(out, "%02x", static_cast<const uint8_t *>(desc)[i]);
+			std::fprintf(out, "\n");
+			if (std::fclose(out) == 0)
+				std::rename(tmp, to);
+		}
+	}
+	return f(desc, desc_size, mr_ptr);
 }
 
 } // extern "C"

@@ -14,12 +14,12 @@ Prints one PASS/FAIL/SKIP line per case and "N passed, M failed" (with
 ", K skipped" when cases could not run); exits 1 if anything failed or
 nothing passed.
 """
-import json
 import os
 import re
 import sys
 
 import rules
+from rpma_measure import fio
 
 
 class Failed(Exception):
@@ -47,12 +47,11 @@ def report_of(path, fmt):
         text = open(path).read()
     except OSError as e:
         raise Failed(str(e))
-    lines = text.split("\n")
     try:
-        start = lines.index("{")
-    except ValueError:
-        raise Failed(f"{name}: no JSON report")
-    head = lines[:start]
+        doc, start, end = fio.locate(text)
+    except fio.FioOutputError as e:
+        raise Failed(f"{name}: not {fmt.split()[0]}: {e}")
+    head = text[:start].split("\n")[:-1]
     fmt, *more = fmt.split()
     strict = fmt in ("json", "json+") and "old" not in more
     if strict:
@@ -60,15 +59,9 @@ def report_of(path, fmt):
                  ("distributed" in more and FIO_BACKEND.match(line))]
         if stray:
             raise Failed(f"{name}: not {fmt}: {stray[0]!r} precedes the report")
-    offset = sum(len(line) + 1 for line in head)
-    try:
-        doc, end = json.JSONDecoder().raw_decode(text, offset)
-    except ValueError as e:
-        raise Failed(f"{name}: not {fmt}: {e}")
     if strict and text[end:].strip():
         raise Failed(f"{name}: not {fmt}: {text[end:].strip()[:60]!r} follows the report")
-    if fmt == "json+" and not any("bins" in j[d]["clat_ns"] for j in doc.get("jobs", [])
-                                  for d in ("read", "write") if j[d]["total_ios"]):
+    if fmt == "json+" and not fio.has_bins(doc):
         raise Failed(f"{name}: json+ without latency bins")
     return doc
 
@@ -154,9 +147,7 @@ def report_in(case_dir, name):
 def jobs_of(case_dir, role):
     name = f"{role}.json"
     doc = report_in(case_dir, name)
-    # fio --client reports its jobs as client_stats
-    jobs = doc.get("jobs") or [j for j in doc.get("client_stats", [])
-                               if j.get("jobname") != "All clients"]
+    jobs = fio.jobs(doc)
     if not jobs:
         raise Failed(f"{name}: no jobs")
     bad = [f"{j['jobname']}#{i}: error {j['error']}"

@@ -224,6 +224,222 @@ strangers() {
 	expect "$name" never-says server "; the others go on"
 }
 
+# stranger_address: a second address of the VM's netdev beside
+# RPMA_TEST_IP, STRANGER_IP (192.0.2.2), of which rxe makes a GID of its
+# own, so that a program can send connection requests from it: a host
+# outside a server's allow=. Only in the VM (RPMA_TEST_NETDEV), whose
+# network is the test's own. False if it cannot be added.
+STRANGER_IP=192.0.2.2
+stranger_address() {
+	[[ -n "${RPMA_TEST_NETDEV:-}" && $RPMA_TEST_IP == 192.0.2.1 ]] || return 1
+	ip -4 addr show dev "$RPMA_TEST_NETDEV" | grep -qF " $STRANGER_IP/" ||
+		ip addr add "$STRANGER_IP/24" dev "$RPMA_TEST_NETDEV" || return 1
+	# rxe adds the address's GID as the address comes up
+	local end=$((SECONDS + 10))
+	until grep -qs "ffff:c000:0202" \
+		/sys/class/infiniband/"${RPMA_TEST_DEV:-rxe0}"/ports/1/gids/*; do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
+# allow_strangers KIND: a server of clients=3 and allow=RPMA_TEST_IP serves
+# two clients of ours (one fio, numjobs=2) while a host outside allow=
+# (STRANGER_IP) sends 1,000 connection requests as fast as the server
+# answers them (rogue_client from): each is refused inside librpma before
+# any queue is made (rpma_ep_set_peer_filter), the server counts them and
+# says so in a few lines, not one a request; then a request from inside
+# allow= that never completes its handshake (no-rtu) gives its place back,
+# and the third client of ours comes. All three end with 0 errors, data
+# verified, the job well.
+allow_strangers() {
+	local kind=$1 name=$1-clients3-allow-refuses-strangers two r1 r2 crc crc3 src start
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
+	if ! stranger_address; then
+		skip "$name" "no second address ($STRANGER_IP) on the VM's netdev to send from"
+		return
+	fi
+	begin_case "$name"
+	start=$SECONDS
+	fio_server "$kind" --clients=3 --allow="$RPMA_TEST_IP" --filename=malloc --size=1m \
+		--iodepth=4 --busy_wait_polling=0
+	server_listens 30
+	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
+		--size=1m --time_based --runtime=20 --verify=crc32c --verify_backlog=64
+	two=$(pid_of client)
+	moved client client12
+	await_connections 2 60
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" from "$STRANGER_IP" 1000 \
+		>"$(case_dir)/rogue.log" 2>&1
+	r1=$?
+	fact rogue.status $r1
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" no-rtu >"$(case_dir)/no-rtu.log" 2>&1 &
+	local no_rtu=$!
+	wait_for_text "$(case_dir)/no-rtu.log" "left incomplete" 30
+	fio_client "$kind" --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m \
+		--verify=crc32c --connect_timeout=60
+	crc3=$?
+	waited no-rtu "$no_rtu" 60
+	r2=$?
+	waited client12 "$two" 120
+	crc=$?
+	waited server "$(pid_of server)" 60
+	src=$?
+	echo "  $name: strangers $r1 $r2, clients $crc and $crc3, server $src" \
+		"($((SECONDS - start)) s); $(tail -1 "$(case_dir)/rogue.log")"
+	expect "$name" status rogue ok
+	expect "$name" status no-rtu ok
+	expect "$name" status client12 ok
+	expect "$name" status client ok
+	expect "$name" status server ok
+	expect "$name" says rogue "1000 connection requests from $STRANGER_IP" "1000 refused"
+	expect "$name" says server "refused 1 connection request to $RPMA_TEST_IP:$(case_port)" \
+		"from outside allow=$RPMA_TEST_IP/32 (from $STRANGER_IP)"
+	# counted, not one line a request: the first at once, then at most
+	# one every 10 s and one at the end, which add up to all of them
+	fact refused "$(grep -hoE "refused [0-9]+ (more )?connection requests? to" \
+		"$(case_dir)/server.log" "$(case_dir)/server.json" | awk '{ n += $2 } END { print n + 0 }')"
+	expect "$name" between refused 1000 1000
+	expect "$name" count server.log 2 8 contains "from outside allow="
+	expect "$name" says server "never completed, its place given back"
+	expect "$name" never-says server "; the others go on"
+}
+
+# isolated_server NAME KIND [force] ARGS...: a server of KIND with
+# isolation=window (memory windows: issue 44's isolation of clients from
+# each other), its registrations written to the case's "regions"
+# (engine_check.cc, ENGINE_CHECK_REGIONS_TO). True once it listens; false,
+# the case recorded SKIP with the server's reason, where isolation is not
+# in force (no isolation= option yet, or a device without type 2 windows).
+# With force (to show what today's server allows) no isolation= is given.
+isolated_server() {
+	local name=$1 kind=$2 force=$3 iso=(--isolation=window)
+	shift 3
+	[[ $force == force ]] && iso=()
+	ENGINE_CHECK_REGIONS_TO="$(case_dir)/regions" LD_PRELOAD=$ENGINE_CHECK \
+		fio_server "$kind" "${iso[@]}" "$@"
+	server_listens 30 && return 0
+	local why
+	why=$(grep -hs -m1 -i "isolation" "$(case_dir)/server.log" "$(case_dir)/server.json")
+	if [[ -n $why ]]; then
+		wait_exit "$(pid_of server)" 10
+		skip "$name" "isolation=window is not in force (${why//$'\t'/ }): it runs where it is"
+	else
+		fail "$name" "the server did not listen"
+	fi
+	return 1
+}
+
+# rogue_needs NAME: ROGUE_CLIENT and ENGINE_CHECK there, and no
+# sanitizers' runtime in fio (engine_check cannot run beside it): else the
+# case recorded FAIL or SKIP
+rogue_needs() {
+	[[ -x "${ROGUE_CLIENT:-}" && -f "${ENGINE_CHECK:-}" ]] ||
+		{ fail "$1" "no ROGUE_CLIENT or ENGINE_CHECK (make check builds them)"; return 1; }
+	if [[ -n "${FIO_PRELOAD:-}" ]]; then
+		skip "$1" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
+		return 1
+	fi
+}
+
+# leaked_key KIND [force]: a server of clients=3 with isolation=window
+# serves two clients of ours (verify=crc32c); the third, a rogue
+# (rogue_client leaked), is handed by the test the exact key and address
+# of client 1's range (its descriptor as client 1 took it: engine_check's
+# ENGINE_CHECK_DESCRIPTOR_TO in client 1's fio) and the key of the server's
+# region under that range (ENGINE_CHECK_REGIONS_TO): its writes and reads
+# with them must fail (its own connection ends), clients 1 and 2 end with 0
+# errors, data verified. SKIP where isolation is not in force; force runs
+# it on a server without isolation= (today's: it fails, the rogue reads and
+# overwrites client 1's bytes).
+leaked_key() {
+	local kind=$1 force=${2:-} name=$1-clients3-leaked-key c1 c2 rrc crc1 crc2 src start
+	[[ $force == force ]] && name+=-without-isolation
+	rogue_needs "$name" || return
+	begin_case "$name"
+	start=$SECONDS
+	isolated_server "$name" "$kind" "$force" --clients=3 --filename=malloc --size=1m \
+		--iodepth=4 --busy_wait_polling=0 || return
+	# each loop writes the range, then reads it all back and verifies it:
+	# bytes of a rogue's between the two are found. The other client
+	# comes first, so that the rogue starts as soon as the client whose
+	# key leaks is connected, well within its runtime (a fio takes tens of
+	# seconds to start in a busy VM).
+	local job=(--port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m --loops=100000
+		--runtime=30 --verify=crc32c)
+	fio_start client "$kind" "${job[@]}"
+	c2=$(pid_of client)
+	moved client client2
+	await_connections 1 120
+	ENGINE_CHECK_DESCRIPTOR_TO="$(case_dir)/client1.desc" LD_PRELOAD=$ENGINE_CHECK \
+		fio_start client "$kind" "${job[@]}"
+	c1=$(pid_of client)
+	moved client client1
+	wait_for_text "$(case_dir)/client1.desc" "" 120
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" leaked "$(case_dir)/client1.desc" \
+		"$(case_dir)/regions" >"$(case_dir)/rogue.log" 2>&1
+	rrc=$?
+	fact rogue.status $rrc
+	waited client1 "$c1" 120
+	crc1=$?
+	waited client2 "$c2" 120
+	crc2=$?
+	waited server "$(pid_of server)" 60
+	src=$?
+	echo "  $name: rogue $rrc, clients $crc1 $crc2, server $src ($((SECONDS - start)) s);" \
+		"$(grep -h "foreign bytes" "$(case_dir)/rogue.log")"
+	expect "$name" status rogue ok
+	expect "$name" says rogue "foreign bytes: 0 read, 0 written"
+	expect "$name" status client1 ok
+	expect "$name" status client2 ok
+	expect "$name" never-says server "client 1 of 3"
+	expect "$name" never-says server "client 2 of 3"
+}
+
+# guessing KIND [force]: a server of clients=3 with isolation=window serves
+# two clients of ours (one fio, numjobs=2, verify=crc32c) while its third
+# place goes to a rogue (rogue_client guessing) that guesses, one fresh
+# connection a failed guess, every key of the 8 pool indices around its own
+# range's at the addresses its own range's arithmetic gives, reading 8
+# bytes and writing them back where a read succeeds: no foreign byte read
+# or written. Then a third client of ours takes the place: all three end
+# with 0 errors, data verified. SKIP where isolation is not in force;
+# force: on a server without isolation= (today's: the rogue finds the
+# other ranges' keys). 2,048 connections: the full suite's.
+guessing() {
+	local kind=$1 force=${2:-} name=$1-clients3-guessing two rrc crc crc3 src start
+	[[ $force == force ]] && name+=-without-isolation
+	rogue_needs "$name" || return
+	begin_case "$name"
+	start=$SECONDS
+	isolated_server "$name" "$kind" "$force" --clients=3 --filename=malloc --size=64k \
+		--iodepth=4 --busy_wait_polling=0 || return
+	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
+		--size=64k --time_based --runtime=20 --verify=crc32c --verify_backlog=16
+	two=$(pid_of client)
+	moved client client12
+	await_connections 2 60
+	timeout 1200 "$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" guessing \
+		>"$(case_dir)/rogue.log" 2>&1
+	rrc=$?
+	fact rogue.status $rrc
+	fio_client "$kind" --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=64k \
+		--verify=crc32c --connect_timeout=60
+	crc3=$?
+	waited client12 "$two" 120
+	crc=$?
+	waited server "$(pid_of server)" 60
+	src=$?
+	echo "  $name: rogue $rrc, clients $crc and $crc3, server $src ($((SECONDS - start)) s);" \
+		"$(tail -1 "$(case_dir)/rogue.log")"
+	expect "$name" status rogue ok
+	expect "$name" says rogue "guessed 2048 keys" "foreign bytes: 0 read, 0 written"
+	expect "$name" status client12 ok
+	expect "$name" status client ok
+	expect "$name" never-says server "client 1 of 3"
+	expect "$name" never-says server "client 2 of 3"
+}
+
 # end_then_silence KIND: a client whose end-of-run request (GPSPM) or
 # notice (APM) came, then nothing (rogue_client KIND-ends-then-silent: its
 # queue pair drops the probes, no disconnect), as a client whose
@@ -260,6 +476,17 @@ hostile_cases() {
 	gives_up
 	strangers gpspm
 	strangers apm
+	allow_strangers gpspm
+	leaked_key gpspm
+	# in-vm.sh's mode: the full suite's cases, each a minute or more
+	if [[ ${mode:-quick} == full ]]; then
+		allow_strangers apm
+		leaked_key apm
+		guessing apm
+		guessing gpspm
+	else
+		skip apm-clients3-guessing "the full suite's (2,048 connections): make check-engines-full"
+	fi
 	end_then_silence gpspm
 	end_then_silence apm
 }

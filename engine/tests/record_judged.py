@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""record_judged.py RESULTS DEST [NAME...] -- keeps the judged cases of an
+"""PYTHONPATH=bench engine/tests/record_judged.py RESULTS DEST [NAME...] -- keeps the judged cases of an
 engine suite's run (RESULTS, lib.sh's `expect`) for rules.py's unit tests
 (test_rules.py): in DEST, their lines of RESULTS/cases and, of each case's
 directory, what the rules read: facts, expect, the logs and traces, the

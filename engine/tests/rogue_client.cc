@@ -36,6 +36,35 @@
 //                  server's answer is left unread, so that the last
 //                  message of the handshake (the RTU) never goes out; holds
 //                  it for 20 s
+//   from SRC N     sends N connection requests from the local address SRC
+//                  (a second address of the host, outside a server's
+//                  allow=), each as fast as the server answers it: 0 if
+//                  the server refused every one
+//   leaked DESC REGIONS
+//                  connects as a client (its own place), then uses what
+//                  the test handed it: DESC, another client's descriptor
+//                  as that client took it (engine_check.cc,
+//                  ENGINE_CHECK_DESCRIPTOR_TO: its key and address), and
+//                  REGIONS, the server's registrations (the key of the
+//                  region under that range, ENGINE_CHECK_REGIONS_TO): with
+//                  each key, an RDMA write over the whole range, then a
+//                  read of its first 4 KiB; a write that succeeds is
+//                  repeated for 3 s (the other client's verify is to see
+//                  it). 0 if no foreign byte was read or written
+//   guessing       guesses the keys of the server's other ranges: for each
+//                  of the 8 pool indices around its own range's key (an
+//                  rxe or mlx5 key is a pool index and 8 random bits),
+//                  every one of the 256 keys, at the address its own
+//                  range's arithmetic gives (a range of the same size, as
+//                  many ranges away as the index is from its own); an
+//                  8-byte read, and when it succeeds a write of the same
+//                  bytes back. Each failed guess ends a connection, so
+//                  each guess is made on a fresh one, made by hand: its
+//                  queue pair brought up from the server's accept and the
+//                  handshake's last message (the RTU) never sent, so that
+//                  the server gives the place back when it goes (at once:
+//                  it is rejected). 0 if no foreign byte was read or
+//                  written
 //   rooms-full     holds a GPSPM server's answers back (no receive posted
 //                  for them) while it sends max_msg_num flush requests,
 //                  then one more, which waits in the server for a send
@@ -58,6 +87,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -544,6 +574,416 @@ int stranger(const char *ip, const char *port, unsigned long count, bool no_rtu)
 	return 0;
 }
 
+// from SRC N: synchronous ids (no channel, no queue pair: a stranger needs
+// neither to send a request), each request waited for until the server
+// answers it.
+int from_source(const char *ip, const char *port, const char *src, unsigned long count)
+{
+	rdma_addrinfo hints{}, *dst = nullptr, *from = nullptr;
+	hints.ai_port_space = RDMA_PS_TCP;
+	hints.ai_qp_type = IBV_QPT_RC;
+	if (rdma_getaddrinfo(ip, port, &hints, &dst)) {
+		std::perror("rogue_client: rdma_getaddrinfo");
+		return 2;
+	}
+	hints.ai_flags = RAI_PASSIVE;
+	if (rdma_getaddrinfo(src, nullptr, &hints, &from)) {
+		std::perror("rogue_client: rdma_getaddrinfo (the source)");
+		return 2;
+	}
+	unsigned long refused = 0, accepted = 0, other = 0;
+	int other_errno = 0;
+	const auto start = std::chrono::steady_clock::now();
+	for (unsigned long i = 0; i < count; i++) {
+		rdma_cm_id *id;
+		if (rdma_create_id(nullptr, &id, nullptr, RDMA_PS_TCP)) {
+			std::perror("rogue_client: rdma_create_id");
+			return 2;
+		}
+		if (rdma_resolve_addr(id, from->ai_src_addr, dst->ai_dst_addr, 2000) ||
+		    rdma_resolve_route(id, 2000)) {
+			std::perror("rogue_client: resolving the server from the source");
+			return 2;
+		}
+		// no queue pair, none is ever used; a number of its own for each
+		// request, as distinct hosts' would be: the CM rejects a request
+		// that repeats one of a connection still in its time-wait as
+		// stale, before the server sees it
+		rdma_conn_param param{};
+		param.qp_num = static_cast<uint32_t>(0x1000 + i) & 0xffffff;
+		param.responder_resources = param.initiator_depth = 1;
+		if (rdma_connect(id, &param) == 0)
+			accepted++; // not connected: the server took it
+		else if (errno == ECONNREFUSED)
+			refused++;
+		else if (other++ == 0)
+			other_errno = errno;
+		rdma_destroy_id(id);
+	}
+	std::printf("%lu connection requests from %s in %lld ms: %lu refused, %lu accepted, "
+		    "%lu otherwise (%s)\n",
+		    count, src,
+		    static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+						   std::chrono::steady_clock::now() - start)
+						   .count()),
+		    refused, accepted, other, other ? std::strerror(other_errno) : "-");
+	rdma_freeaddrinfo(from);
+	rdma_freeaddrinfo(dst);
+	return refused == count ? 0 : 1;
+}
+
+// DESC's bytes (hex on one line), or none after saying why.
+std::optional<std::vector<uint8_t>> hex_file(const char *path)
+{
+	FILE *f = std::fopen(path, "r");
+	if (!f) {
+		std::perror(path);
+		return std::nullopt;
+	}
+	std::vector<uint8_t> bytes;
+	unsigned int b;
+	while (std::fscanf(f, "%2x", &b) == 1)
+		bytes.push_back(static_cast<uint8_t>(b));
+	std::fclose(f);
+	if (bytes.size() < 21) {
+		std::fprintf(stderr, "rogue_client: %s holds no descriptor\n", path);
+		return std::nullopt;
+	}
+	return bytes;
+}
+
+uint64_t le(const std::vector<uint8_t> &b, size_t at, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = n; i-- > 0;)
+		v = v << 8 | b[at + i];
+	return v;
+}
+
+// The rkey of the registration in REGIONS ("ADDRESS LENGTH RKEY ACCESS",
+// hex) that holds addr, or none.
+std::optional<uint32_t> region_key(const char *path, uint64_t addr)
+{
+	FILE *f = std::fopen(path, "r");
+	if (!f) {
+		std::perror(path);
+		return std::nullopt;
+	}
+	unsigned long a, len;
+	unsigned int rkey, access;
+	std::optional<uint32_t> key;
+	while (std::fscanf(f, "%lx %lx %x %x", &a, &len, &rkey, &access) == 4)
+		if (addr >= a && addr < a + len)
+			key = rkey;
+	std::fclose(f);
+	return key;
+}
+
+// One RDMA write or read of len bytes at the start of the range that desc
+// describes: the completion's status, or "not posted: ..." when the
+// connection refused the post (after an earlier failure ended it).
+std::string try_access(rpma_conn *conn, const std::vector<uint8_t> &desc, rpma_mr_local *mr,
+		       size_t len, bool write)
+{
+	rpma_mr_remote *remote;
+	int ret = rpma_mr_remote_from_descriptor(desc.data(), desc.size(), &remote);
+	if (ret)
+		return std::string("no descriptor: ") + rpma_err_2str(ret);
+	ret = write ? rpma_write(conn, remote, 0, mr, 0, len, RPMA_F_COMPLETION_ALWAYS, nullptr)
+		    : rpma_read(conn, mr, 0, remote, 0, len, RPMA_F_COMPLETION_ALWAYS, nullptr);
+	rpma_mr_remote_delete(&remote);
+	if (ret)
+		return std::string("not posted: ") + rpma_err_2str(ret);
+	rpma_cq *cq;
+	rpma_conn_get_cq(conn, &cq);
+	ibv_wc wc{};
+	if (next_completion(cq, &wc))
+		return "no completion within 30 s";
+	return ibv_wc_status_str(wc.status);
+}
+
+// leaked DESC REGIONS: the caller's connection, established.
+int leaked(rpma_peer *peer, rpma_conn *conn, const char *desc_file, const char *regions_file)
+{
+	const std::optional<std::vector<uint8_t>> handed = hex_file(desc_file);
+	if (!handed)
+		return 2;
+	const uint64_t addr = le(*handed, 0, 8), size = le(*handed, 8, 8);
+	const auto leaked_key = static_cast<uint32_t>(le(*handed, 16, 4));
+	const std::optional<uint32_t> under = region_key(regions_file, addr);
+	if (!under) {
+		std::fprintf(stderr, "rogue_client: no registration of the server holds 0x%llx\n",
+			     static_cast<unsigned long long>(addr));
+		return 2;
+	}
+	size_t own_size = 0;
+	if (rpma_mr_remote *own = server_region(conn, &own_size))
+		rpma_mr_remote_delete(&own);
+	const size_t len = std::min<size_t>(size, size_t{1} << 20);
+	std::vector<char> buf(len, 'R');
+	rpma_mr_local *mr;
+	int ret = rpma_mr_reg(peer, buf.data(), buf.size(),
+			      RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC, &mr);
+	if (ret)
+		return failed("rpma_mr_reg", ret);
+	std::printf("handed [0x%llx, +%llu) with key 0x%x; the region under it has key 0x%x; "
+		    "its own range is %zu bytes\n",
+		    static_cast<unsigned long long>(addr), static_cast<unsigned long long>(size),
+		    leaked_key, *under, own_size);
+	uint64_t foreign_read = 0, foreign_written = 0;
+	bool wrote = false;
+	for (const uint32_t key : {leaked_key, *under}) {
+		std::vector<uint8_t> desc = *handed;
+		for (int i = 0; i < 4; i++)
+			desc[16 + i] = static_cast<uint8_t>(key >> (8 * i));
+		const char *whose = key == leaked_key ? "the leaked key" : "the region's key";
+		std::string status = try_access(conn, desc, mr, len, true);
+		if (status == ibv_wc_status_str(IBV_WC_SUCCESS)) {
+			foreign_written += len;
+			wrote = true;
+		}
+		std::printf("write of %zu bytes with %s 0x%x: %s\n", len, whose, key,
+			    status.c_str());
+		const size_t rlen = std::min<size_t>(len, 4096);
+		std::memset(buf.data(), 0, rlen);
+		status = try_access(conn, desc, mr, rlen, false);
+		if (status == ibv_wc_status_str(IBV_WC_SUCCESS))
+			foreign_read += rlen;
+		std::printf("read of %zu bytes with %s 0x%x: %s\n", rlen, whose, key,
+			    status.c_str());
+		std::memset(buf.data(), 'R', len);
+		if (wrote) {
+			// what the other client's verification is to find
+			const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+			unsigned n = 0;
+			while (std::chrono::steady_clock::now() < end &&
+			       try_access(conn, desc, mr, len, true) ==
+				       ibv_wc_status_str(IBV_WC_SUCCESS)) {
+				foreign_written += len;
+				n++;
+				std::this_thread::sleep_for(std::chrono::milliseconds(20));
+			}
+			std::printf("wrote the range %u times more in 3 s\n", n);
+			break;
+		}
+	}
+	rpma_conn_event ev;
+	const bool ended = next_event(conn, 10000, ev) == 0 && ev != RPMA_CONN_ESTABLISHED;
+	std::printf("foreign bytes: %llu read, %llu written; its connection %s\n",
+		    static_cast<unsigned long long>(foreign_read),
+		    static_cast<unsigned long long>(foreign_written),
+		    ended ? "ended" : "still up after 10 s");
+	std::fflush(stdout);
+	rpma_mr_dereg(&mr);
+	return foreign_read == 0 && foreign_written == 0 ? 0 : 1;
+}
+
+// The next event of a channel within 30 s, of type `want` (acked unless
+// keep), or nullptr after saying what came instead.
+rdma_cm_event *expect_event(rdma_event_channel *ch, rdma_cm_event_type want, bool keep = false)
+{
+	pollfd pfd{ch->fd, POLLIN, 0};
+	rdma_cm_event *ev = nullptr;
+	if (poll(&pfd, 1, 30000) <= 0 || rdma_get_cm_event(ch, &ev)) {
+		std::fprintf(stderr, "rogue_client: no %s within 30 s\n", rdma_event_str(want));
+		return nullptr;
+	}
+	if (ev->event != want) {
+		std::fprintf(stderr, "rogue_client: %s instead of %s\n", rdma_event_str(ev->event),
+			     rdma_event_str(want));
+		rdma_ack_cm_event(ev);
+		return nullptr;
+	}
+	if (!keep) {
+		rdma_ack_cm_event(ev);
+		return reinterpret_cast<rdma_cm_event *>(1);
+	}
+	return ev;
+}
+
+// One connection of guessing: the RTU never sent (see the mode's words).
+struct HalfConnection {
+	rdma_event_channel *ch = nullptr;
+	rdma_cm_id *id = nullptr;
+	ibv_qp *qp = nullptr;
+
+	// false after saying why; *ws: the server's workspace
+	bool open(const rdma_addrinfo *dst, ibv_pd *pd, ibv_cq *cq, rpma_fio::Workspace *ws)
+	{
+		if (!(ch = rdma_create_event_channel()) ||
+		    rdma_create_id(ch, &id, nullptr, RDMA_PS_TCP) ||
+		    rdma_resolve_addr(id, nullptr, dst->ai_dst_addr, 2000) ||
+		    !expect_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED) ||
+		    rdma_resolve_route(id, 2000) || !expect_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED))
+			return false;
+		if (id->verbs != pd->context) {
+			std::fprintf(stderr, "rogue_client: the route left the device\n");
+			return false;
+		}
+		ibv_qp_init_attr attr{};
+		attr.send_cq = attr.recv_cq = cq;
+		attr.cap.max_send_wr = attr.cap.max_recv_wr = 2;
+		attr.cap.max_send_sge = attr.cap.max_recv_sge = 1;
+		attr.qp_type = IBV_QPT_RC;
+		if (!(qp = ibv_create_qp(pd, &attr))) {
+			std::perror("rogue_client: ibv_create_qp");
+			return false;
+		}
+		// a queue pair of its own (not the id's): RDMA-CM then leaves
+		// its states and the handshake's end to the program
+		rdma_conn_param param{};
+		param.qp_num = qp->qp_num;
+		param.responder_resources = param.initiator_depth = 1;
+		param.retry_count = param.rnr_retry_count = 7;
+		if (rdma_connect(id, &param)) {
+			std::perror("rogue_client: rdma_connect");
+			return false;
+		}
+		rdma_cm_event *ev = expect_event(ch, RDMA_CM_EVENT_CONNECT_RESPONSE, true);
+		if (!ev)
+			return false;
+		auto decoded = rpma_fio::decode_workspace(ev->param.conn.private_data,
+							  ev->param.conn.private_data_len);
+		rdma_ack_cm_event(ev);
+		if (!decoded) {
+			std::fprintf(stderr, "rogue_client: no workspace from the server\n");
+			return false;
+		}
+		*ws = *decoded;
+		for (const ibv_qp_state state : {IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS}) {
+			ibv_qp_attr qa{};
+			int mask = 0;
+			qa.qp_state = state;
+			if (rdma_init_qp_attr(id, &qa, &mask) || ibv_modify_qp(qp, &qa, mask)) {
+				std::perror("rogue_client: bringing the queue pair up");
+				return false;
+			}
+		}
+		return true; // no rdma_establish(): the RTU never goes
+	}
+
+	~HalfConnection()
+	{
+		if (qp)
+			ibv_destroy_qp(qp);
+		if (id)
+			rdma_destroy_id(id); // rejects the server's accept
+		if (ch)
+			rdma_destroy_event_channel(ch);
+	}
+};
+
+// An RDMA read or write of 8 bytes at addr with rkey through qp: true if
+// it completed well.
+bool guess_one(ibv_qp *qp, ibv_cq *cq, ibv_mr *mr, uint64_t addr, uint32_t rkey, bool write)
+{
+	ibv_sge sge{reinterpret_cast<uintptr_t>(mr->addr), 8, mr->lkey};
+	ibv_send_wr wr{}, *bad;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = addr;
+	wr.wr.rdma.rkey = rkey;
+	if (ibv_post_send(qp, &wr, &bad))
+		return false;
+	ibv_wc wc{};
+	return poll_one(cq, &wc) == 0 && wc.status == IBV_WC_SUCCESS;
+}
+
+// guessing: on a place of the server's, connection after connection.
+int guessing(const char *ip, const char *port)
+{
+	rdma_addrinfo hints{}, *dst;
+	hints.ai_port_space = RDMA_PS_TCP;
+	hints.ai_qp_type = IBV_QPT_RC;
+	if (rdma_getaddrinfo(ip, port, &hints, &dst)) {
+		std::perror("rogue_client: rdma_getaddrinfo");
+		return 2;
+	}
+	ibv_context *dev;
+	if (int ret = rpma_utils_get_ibv_context(ip, RPMA_UTIL_IBV_CONTEXT_REMOTE, &dev))
+		return failed("rpma_utils_get_ibv_context", ret);
+	ibv_pd *pd = ibv_alloc_pd(dev);
+	ibv_cq *cq = pd ? ibv_create_cq(dev, 4, nullptr, nullptr, 0) : nullptr;
+	static char bytes[8];
+	ibv_mr *mr = cq ? ibv_reg_mr(pd, bytes, sizeof(bytes),
+				     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
+			: nullptr;
+	if (!mr) {
+		std::perror("rogue_client: the local resources");
+		return 2;
+	}
+	constexpr int AROUND = 4;
+	uint64_t own_addr = 0, own_size = 0;
+	uint32_t own_key = 0;
+	uint64_t tried = 0, connections = 0, foreign_read = 0, foreign_written = 0;
+	const auto start = std::chrono::steady_clock::now();
+	auto half = std::make_unique<HalfConnection>();
+	bool up = false;
+	for (int d = -AROUND; d <= AROUND; d++) {
+		for (uint32_t low = 0; low < 256 && d != 0; low++) {
+			if (!up) {
+				half = std::make_unique<HalfConnection>();
+				rpma_fio::Workspace ws;
+				// the server may be giving the last place back
+				for (int attempt = 0; !(up = half->open(dst, pd, cq, &ws));
+				     attempt++) {
+					if (attempt == 50)
+						return 2;
+					half = std::make_unique<HalfConnection>();
+					std::this_thread::sleep_for(std::chrono::milliseconds(100));
+				}
+				connections++;
+				const std::vector<uint8_t> desc(ws.descriptor.begin(),
+								ws.descriptor.end());
+				if (desc.size() < 21) {
+					std::fprintf(stderr, "rogue_client: no descriptor\n");
+					return 2;
+				}
+				own_addr = le(desc, 0, 8);
+				own_size = le(desc, 8, 8);
+				own_key = static_cast<uint32_t>(le(desc, 16, 4));
+			}
+			const uint32_t index = (own_key >> 8) + d;
+			const uint32_t key = index << 8 | low;
+			const uint64_t addr = own_addr + d * static_cast<int64_t>(own_size);
+			tried++;
+			if (!guess_one(half->qp, cq, mr, addr, key, false)) {
+				// the queue pair is in error now: the next guess
+				// needs a fresh connection
+				ibv_wc flushed;
+				while (ibv_poll_cq(cq, 1, &flushed) > 0) {
+				}
+				half.reset();
+				up = false;
+				continue;
+			}
+			foreign_read += sizeof(bytes);
+			if (guess_one(half->qp, cq, mr, addr, key, true))
+				foreign_written += sizeof(bytes);
+			std::printf("key 0x%x at 0x%llx (%+d ranges away) opens another's range\n",
+				    key, static_cast<unsigned long long>(addr), d);
+			std::fflush(stdout);
+		}
+	}
+	half.reset();
+	std::printf("guessed %llu keys of 8 pool indices around its own (0x%x) on %llu "
+		    "connections in %lld s; foreign bytes: %llu read, %llu written\n",
+		    static_cast<unsigned long long>(tried), own_key,
+		    static_cast<unsigned long long>(connections),
+		    static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(
+						   std::chrono::steady_clock::now() - start)
+						   .count()),
+		    static_cast<unsigned long long>(foreign_read),
+		    static_cast<unsigned long long>(foreign_written));
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	rdma_freeaddrinfo(dst);
+	return foreign_read == 0 && foreign_written == 0 ? 0 : 1;
+}
+
 } // namespace
 
 const char *const rogue::NAME = "rogue_client";
@@ -561,15 +1001,25 @@ int main(int argc, char *argv[])
 		return stranger(argv[1], argv[2], std::strtoul(argv[4], nullptr, 10), false);
 	if (mode == "no-rtu" && argc == 4)
 		return stranger(argv[1], argv[2], 1, true);
-	if (argc != 4 ||
-	    (mode != "gpspm-range" && mode != "gpspm-garbage" && mode != "outside" &&
-	     mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" && mode != "after-end" &&
-	     mode != "probe-during-answer" && mode != "rooms-full" && mode != "gives-up")) {
+	if (mode == "guessing" && argc == 4)
+		return guessing(argv[1], argv[2]);
+	if (mode == "from" && argc == 6)
+		return from_source(argv[1], argv[2], argv[4], std::strtoul(argv[5], nullptr, 10));
+	if (mode == "leaked" && argc != 6) {
+		std::fprintf(stderr, "usage: %s IP PORT leaked DESC REGIONS\n", argv[0]);
+		return 2;
+	}
+	if ((argc != 4 && mode != "leaked") ||
+	    (mode != "gpspm-range" && mode != "leaked" && mode != "gpspm-garbage" &&
+	     mode != "outside" && mode != "silent" && mode != "imm-gpspm" && mode != "imm-apm" &&
+	     mode != "after-end" && mode != "probe-during-answer" && mode != "rooms-full" &&
+	     mode != "gives-up")) {
 		std::fprintf(stderr,
 			     "usage: %s IP PORT "
 			     "gpspm-range|gpspm-garbage|outside|silent|imm-gpspm|imm-apm|after-end|"
 			     "probe-during-answer|rooms-full|gpspm-ends-then-silent|"
-			     "apm-ends-then-silent|gives-up [N]|no-rtu\n",
+			     "apm-ends-then-silent|gives-up [N]|no-rtu|from SRC N|leaked DESC "
+			     "REGIONS|guessing\n",
 			     argv[0]);
 		return 2;
 	}
@@ -609,7 +1059,12 @@ int main(int argc, char *argv[])
 	const auto start = std::chrono::steady_clock::now();
 	std::vector<char> imm_buf;
 	rpma_mr_local *imm_mr = nullptr;
-	if (mode == "after-end") {
+	if (mode == "leaked") {
+		ret = leaked(peer, conn, argv[4], argv[5]);
+		if (ret == 2)
+			return 2;
+		as_expected = ret == 0;
+	} else if (mode == "after-end") {
 		as_expected = after_end(peer, conn) == 0;
 	} else if (mode == "imm-gpspm" || mode == "imm-apm") {
 		as_expected = write_with_imm(peer, conn, mode == "imm-gpspm", &imm_buf, &imm_mr) ==

@@ -12,6 +12,8 @@ PASS line shows); evaluate.py passes a verdict when all of its rules hold.
 import os
 import re
 
+from rpma_measure import fio
+
 
 def _number(text):
     return None if text == "-" else int(text)
@@ -196,7 +198,7 @@ def engine_check(case, role, least):
 
 
 def _jobs(case, role):
-    return case.report(f"{role}.json")["jobs"]
+    return fio.jobs(case.report(f"{role}.json"))
 
 
 @rule("written", reads=lambda role, _: _report(role))

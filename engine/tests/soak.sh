@@ -63,4 +63,5 @@ for n in "${names[@]}"; do
 	wait_exit "${pids[$n]}" 60
 	echo "$n $?" >>"$results/statuses"
 done
-python3 "$here/soak_judge.py" "$results" "${SOAK_GROWTH_KB:-2048}"
+# the judge stands on the measurement package, bench/rpma_measure
+PYTHONPATH="$here/../../bench" python3 "$here/soak_judge.py" "$results" "${SOAK_GROWTH_KB:-2048}"

@@ -15,8 +15,9 @@ and "N passed, N failed" (the soak is one test); exits 1 if it failed.
 """
 import csv
 import os
-import re
 import sys
+
+from rpma_measure import fio
 
 
 def growth(path, limit):
@@ -54,11 +55,14 @@ def judge(results, limit):
     for kind in ("apm", "gpspm"):
         for role in ("server", "client"):
             try:
-                with open(os.path.join(results, kind, f"{role}.json")) as f:
-                    text = f.read()
+                doc = fio.read(os.path.join(results, kind, f"{role}.json"))
             except OSError:
                 continue
-            if re.search(r'"error" : [1-9]', text):
+            except fio.FioOutputError as e:
+                print(f"soak: {kind} {role}: {e}")
+                why.append(f"{kind} {role}: {e}")
+                continue
+            if any(j["error"] for j in fio.jobs(doc)):
                 print(f"soak: {kind} {role} reported errors")
                 why.append(f"{kind} {role} reported errors")
     return why

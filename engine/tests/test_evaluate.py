@@ -14,13 +14,11 @@ import contextlib
 import io
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import evaluate  # noqa: E402
+import evaluate
 
 RUNS = os.path.join(HERE, "runs")
 PAIR = "apm-write-bs4k-qd1-sync1-nj1-busy1"

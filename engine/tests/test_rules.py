@@ -22,13 +22,11 @@ are written in the format the rules read."""
 import json
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from test_evaluate import judged, verdicts  # noqa: E402
+from test_evaluate import judged, verdicts
 
 RUNS = os.path.join(HERE, "runs")
 PASSING = os.path.join(RUNS, "judged")

@@ -7,13 +7,11 @@ import contextlib
 import io
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import soak_judge  # noqa: E402
+import soak_judge
 
 RUN = os.path.join(HERE, "runs", "soak")
 

@@ -29,38 +29,12 @@ A point that the base run completed (one repeat done at least) and a later
 run did not (no repeat done, or no such point) is "lost" by that run: a
 gate fails on it as on a regression."""
 
-from . import plan as planmod, stats, summary
+from rpma_measure import stats
 
-DEFAULT_ALPHA = 0.05
+from . import plan as planmod, summary
 
-
-def rule(a, b, better, cfg):
-    """a, b: stats.summary of one metric in runs A and B; cfg: the plan's
-    "compare". Returns {verdict, change_pct, allowance_pct, test, p}."""
-    out = {"verdict": "missing", "change_pct": None, "allowance_pct": None,
-           "test": None, "p": None}
-    if not a or not b or not a["median"]:
-        return out
-    change = (b["median"] - a["median"]) / a["median"] * 100
-    floor = cfg["floor_pct"]
-    alpha = cfg.get("alpha", DEFAULT_ALPHA)
-    if stats.smallest_p(a["n"], b["n"]) < alpha:
-        p = stats.mann_whitney(a["values"], b["values"])
-        same = p >= alpha or abs(change) <= floor
-        out.update(test="mann-whitney", p=p, allowance_pct=floor)
-    else:
-        allow = max(floor, cfg["spread_factor"] * max(a["spread_pct"],
-                                                      b["spread_pct"]))
-        overlap = a["min"] <= b["max"] and b["min"] <= a["max"]
-        same = overlap or abs(change) <= allow
-        out.update(test="range", allowance_pct=allow)
-    out["change_pct"] = change
-    if same:
-        out["verdict"] = "same"
-    else:
-        good = change > 0 if better == "higher" else change < 0
-        out["verdict"] = "improvement" if good else "regression"
-    return out
+# the statistical rule is the measurement package's, shared with bench
+rule = stats.compare
 
 
 def count_rule(a, b, metric, floor_pct):
@@ -160,5 +134,5 @@ def compare(runs, names=None):
                 counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
     return {"runs": names, "metrics": metrics, "rule": {
         "floor_pct": cfg["floor_pct"], "spread_factor": cfg["spread_factor"],
-        "alpha": cfg.get("alpha", DEFAULT_ALPHA)},
+        "alpha": cfg.get("alpha", stats.DEFAULT_ALPHA)},
         "points": out, "counts": counts, "lost": lost(runs, names)}

@@ -3,8 +3,12 @@
 metric: DIR/history.html (one self-contained page) and
 DIR/history.ndjson (one line per figure, for a lab's own database)."""
 
+import calendar
 import json
 import os
+import time
+
+from rpma_measure import record
 
 from . import compare as comparemod, plan as planmod, report, summary
 
@@ -106,25 +110,35 @@ def build(runs, names):
             "points": points}
 
 
+def _epoch(started):
+    """a run's start (results.json: "2026-12-04T18:41:42Z") in seconds
+    since the epoch, None when not recorded"""
+    try:
+        return calendar.timegm(time.strptime(started, "%Y-%m-%dT%H:%M:%SZ"))
+    except (TypeError, ValueError):
+        return None
+
+
 def ndjson(h):
     """One JSON object a line per figure (a run's median of a point's
-    metric): metric, value, unit, point, run, environment, and the
-    range and repeats behind it."""
+    metric), a sample of the measurement package's record format
+    (rpma_measure.record: metric, value, unit, metadata, timestamp), its
+    metadata the point, the run, its environment, and the range and
+    repeats behind it."""
     envs = {r["name"]: r for r in h["runs"]}
     for p in h["points"]:
         for m, row in p["metrics"].items():
             for c in row:
                 if c["median"] is None:
                     continue
-                yield json.dumps({
-                    "metric": m, "value": c["median"],
-                    "unit": summary.METRICS[m][0], "point": p["id"],
-                    "series": p["series"], "run": c["run"],
-                    "started": envs[c["run"]]["started"],
-                    "min": c["min"], "max": c["max"], "repeats": c["n"],
-                    "step": c["step"],
-                    "environment": envs[c["run"]]["environment"]},
-                    sort_keys=True)
+                started = envs[c["run"]]["started"]
+                yield json.dumps(record.sample(
+                    m, c["median"], summary.METRICS[m][0],
+                    {"point": p["id"], "series": p["series"], "run": c["run"],
+                     "started": started, "min": c["min"], "max": c["max"],
+                     "repeats": c["n"], "step": c["step"],
+                     "environment": envs[c["run"]]["environment"]},
+                    _epoch(started)), sort_keys=True)
 
 
 def chart(p, names):

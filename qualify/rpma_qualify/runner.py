@@ -14,7 +14,9 @@ import sys
 import tempfile
 import time
 
-from . import VERSION, env, fiojson, perftest, plan as planmod
+from rpma_measure import fio
+
+from . import VERSION, env, metrics, perftest, plan as planmod
 
 FORMAT = 1
 
@@ -272,7 +274,7 @@ class Runner:
     def baselines(self):
         sizes = planmod.baseline_sizes(self.plan)
         tests = self.plan["baseline"]["tests"]
-        dirs = {fiojson.direction_of(s["rw"]) for s in self.plan["series"]}
+        dirs = {metrics.direction_of(s["rw"]) for s in self.plan["series"]}
         if any(s["rw"] == "randrw" for s in self.plan["series"]):
             dirs |= {"read", "write"}
         wanted = [(t, s) for s in sizes for t in tests
@@ -418,9 +420,9 @@ class Runner:
                  "counters_missing": sorted(h for h in before
                                             if before[h] is None)}
             try:
-                report, relayed = fiojson.split_output(text)
-                r["metrics"] = fiojson.point_metrics(report, relayed, pt["rw"])
-            except fiojson.FioOutputError as e:
+                report, relayed = fio.split_output(text)
+                r["metrics"] = metrics.point_metrics(report, relayed, pt["rw"])
+            except fio.FioOutputError as e:
                 r["status"] = "failed"
                 r["reason"] = "%s (fio exit %s)" % (e, rc)
             else:

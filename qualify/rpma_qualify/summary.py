@@ -2,7 +2,9 @@
 """A run's points reduced to flat metrics over their repeats: what the
 report shows, the verdicts judge and compare compares."""
 
-from . import perftest, plan as planmod, stats
+from rpma_measure import stats
+
+from . import perftest, plan as planmod
 
 # metric: (unit, better, what) -- better: "higher", "lower" or None
 METRICS = {

@@ -8,7 +8,7 @@ are gone:
 
 RUN: every point completed; every figure results.json holds for a point
 read back from the fio output it came from (parsed here on its own, not
-by rpma_qualify.fiojson); every perftest baseline has its result;
+by rpma_qualify.metrics); every perftest baseline has its result;
 `rpma-qualify report` writes report.html, verdict.json and junit.xml,
 exits non-zero exactly when a case failed, and each threshold's value
 and outcome agree with the fio JSON. --same: `compare RUN RUN_B` calls
@@ -48,7 +48,10 @@ def check(name, ok, detail=""):
     return ok
 
 
-def fio_report(path):
+# An independent oracle: the bed checks rpma-qualify's figures against
+# its own reading of fio's report and its own median, on purpose not the
+# measurement package's (rpma_measure) that the tool stands on.
+def oracle_fio_report(path):
     with open(path) as f:
         text = f.read()
     start = text.index("\n{") + 1 if not text.startswith("{") else 0
@@ -56,7 +59,7 @@ def fio_report(path):
     return json.loads(text[start:end])
 
 
-def median(v):
+def oracle_median(v):
     v = sorted(v)
     n = len(v)
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
@@ -84,7 +87,7 @@ def perftest_figure(res, p, metric):
 
 def raw_figures(run, p, r):
     """iops and p99.9 (us) of one repeat, straight from its fio JSON."""
-    rep = fio_report(os.path.join(run, r["fio_output"]))
+    rep = oracle_fio_report(os.path.join(run, r["fio_output"]))
     jobs = [j for j in rep["client_stats"] if j["jobname"] == "qualify-client"]
     d = "read" if p["rw"] == "read" else "write"
     iops = sum(j[d]["iops"] for j in jobs)
@@ -143,7 +146,9 @@ def check_steady(run, res):
           n and not bad, "; ".join(bad) or "%d repeats" % n)
 
 
-def check_run(run, out, expect_failed=()):
+def check_run(run, out, expect_failed=(), verdict=None):
+    """The run's own checks; verdict, when given, the one its plan's
+    thresholds must give ("PASS" or "FAIL")."""
     with open(os.path.join(run, "results.json")) as f:
         res = json.load(f)
     pts = res["points"]
@@ -219,8 +224,13 @@ def check_run(run, out, expect_failed=()):
         return res
     with open(os.path.join(run, "verdict.json")) as f:
         v = json.load(f)
+    got = "PASS" if v["passed"] else "FAIL"
     check("report's exit status follows the verdict", (rc == 0) == v["passed"],
-          "exit %d, verdict %s" % (rc, "PASS" if v["passed"] else "FAIL"))
+          "exit %d, verdict %s" % (rc, got))
+    if verdict:
+        check("%s: the verdict is %s" % (os.path.basename(run), verdict),
+              got == verdict, "%s; failed: %s" % (got, "; ".join(
+                  c["name"] for c in v["cases"] if not c["passed"]) or "none"))
     suite = ET.parse(os.path.join(run, "junit.xml")).getroot().find(
         "testsuite")
     cases = list(suite.iter("testcase"))
@@ -250,7 +260,7 @@ def check_run(run, out, expect_failed=()):
                     wrong.append("%s %s: verdict %s, fio none" % (
                         c["name"], p["id"], row["value"]))
                 continue
-            want = median(vals)
+            want = oracle_median(vals)
             t = [t for t in res["plan"]["thresholds"]
                  if t.get("name") == c["name"]][0]
             factor = perftest_figure(res, p, c["metric"]) if t.get(
@@ -339,6 +349,8 @@ def main():
     ap.add_argument("--bed-seconds", type=int)
     ap.add_argument("--same")
     ap.add_argument("--slower")
+    # the healthy runs' verdict PASS, the slower run's FAIL
+    ap.add_argument("--verdicts", action="store_true")
     ap.add_argument("--ssh", action="store_true")
     ap.add_argument("--initiators", type=int)
     ap.add_argument("--expect-failed", action="append", default=[], nargs=2,
@@ -347,13 +359,14 @@ def main():
     if not os.path.exists(os.path.join(a.run, "results.json")):
         check("the run left results.json", False, a.run)
         return 1
-    res = check_run(a.run, a.out, a.expect_failed)
+    res = check_run(a.run, a.out, a.expect_failed,
+                    "PASS" if a.verdicts else None)
     if a.ssh:
         check_ssh(res)
     if a.initiators:
         check_initiators(a.run, res, a.initiators)
     if a.same:
-        check_run(a.same, a.out)
+        check_run(a.same, a.out, verdict="PASS" if a.verdicts else None)
         c = check_compare(a.run, a.same, a.out, "same")
         if c:
             diff = ["%s %s %s %.1f%% (allowance %.1f%%)" % (
@@ -365,6 +378,7 @@ def main():
                   "; ".join(diff) or "%d points x %d metrics" % (
                       len(c["points"]), len(c["metrics"])))
     if a.slower:
+        check_run(a.slower, a.out, verdict="FAIL" if a.verdicts else None)
         c = check_compare(a.run, a.slower, a.out, "slower")
         if c:
             lat = [(p["id"], p["metrics"]["lat_p50"]["changes"][0])

@@ -10,16 +10,16 @@ import io
 import json
 import os
 import re
-import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+from rpma_measure import fio, stats
+from rpma_qualify import (compare, env, metrics as metricsmod, perftest,
+                          plan as planmod, summary, verdict)
 
-from rpma_qualify import (compare, env, fiojson, perftest,  # noqa: E402
-                          plan as planmod, stats, summary, verdict)
+# units.sh puts qualify/ and bench/ (rpma_qualify, rpma_measure) on PYTHONPATH
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 DATA = os.path.join(HERE, "data")
 HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
@@ -31,24 +31,24 @@ def data(name):
 
 
 def metrics(name, rw):
-    report, relayed = fiojson.split_output(data(name))
-    return fiojson.point_metrics(report, relayed, rw)
+    report, relayed = fio.split_output(data(name))
+    return metricsmod.point_metrics(report, relayed, rw)
 
 
 class FioJson(unittest.TestCase):
     def test_split(self):
-        report, relayed = fiojson.split_output(data("fio-apm-write.out"))
+        report, relayed = fio.split_output(data("fio-apm-write.out"))
         self.assertEqual(report["fio version"], "fio-3.33")
         self.assertTrue(any(ln.startswith("<client>") for ln in relayed))
 
     def test_no_report(self):
-        with self.assertRaises(fiojson.FioOutputError):
-            fiojson.split_output("<client> fio: failed to connect\n")
-        with self.assertRaises(fiojson.FioOutputError):
-            fiojson.split_output("{\n \"client_stats\": [\n")
+        with self.assertRaises(fio.FioOutputError):
+            fio.split_output("<client> fio: failed to connect\n")
+        with self.assertRaises(fio.FioOutputError):
+            fio.split_output("{\n \"client_stats\": [\n")
 
     def test_write_point(self):
-        report, _ = fiojson.split_output(data("fio-apm-write.out"))
+        report, _ = fio.split_output(data("fio-apm-write.out"))
         m = metrics("fio-apm-write.out", "write")
         job = [j for j in report["client_stats"]
                if j["jobname"] == "qualify-client"][0]
@@ -76,7 +76,7 @@ class FioJson(unittest.TestCase):
         self.assertEqual(m["verified_bytes"], 0)
 
     def test_clients(self):
-        report, _ = fiojson.split_output(data("fio-apm-clients2.out"))
+        report, _ = fio.split_output(data("fio-apm-clients2.out"))
         m = metrics("fio-apm-clients2.out", "write")
         jobs = [j for j in report["client_stats"]
                 if j["jobname"] == "qualify-client"]
@@ -91,15 +91,15 @@ class FioJson(unittest.TestCase):
             / 1000)
 
     def test_job_error_and_verify(self):
-        report, relayed = fiojson.split_output(data("fio-apm-write.out"))
+        report, relayed = fio.split_output(data("fio-apm-write.out"))
         bad = copy.deepcopy(report)
         for j in bad["client_stats"]:
             if j["jobname"] == "qualify-client":
                 j["error"] = 84  # EILSEQ: fio's verify failure
-        m = fiojson.point_metrics(bad, relayed, "write")
+        m = metricsmod.point_metrics(bad, relayed, "write")
         self.assertEqual(m["verify_errors"], 1)
         self.assertEqual(m["errors"][0]["error"], 84)
-        m = fiojson.point_metrics(report, relayed + [
+        m = metricsmod.point_metrics(report, relayed + [
             "<client> verify: bad magic header 0, wanted acca at file "
             "malloc offset 4096, length 4096"], "write")
         self.assertEqual(m["verify_errors"], 1)
@@ -118,11 +118,11 @@ class FioJson(unittest.TestCase):
                       metrics("fio-apm-write.out", "write")["engine_messages"])
 
     def test_no_client_job(self):
-        report, relayed = fiojson.split_output(data("fio-apm-write.out"))
+        report, relayed = fio.split_output(data("fio-apm-write.out"))
         report["client_stats"] = [j for j in report["client_stats"]
                                   if j["jobname"] != "qualify-client"]
-        with self.assertRaises(fiojson.FioOutputError):
-            fiojson.point_metrics(report, relayed, "write")
+        with self.assertRaises(fio.FioOutputError):
+            metricsmod.point_metrics(report, relayed, "write")
 
 
 class Stats(unittest.TestCase):
@@ -797,13 +797,20 @@ class History(unittest.TestCase):
         metrics = QUICK["compare"]["metrics"]
         self.assertEqual(len(lines), 4 * 4 * len(metrics))
         first = lines[0]
-        self.assertEqual(set(first) >= {"metric", "value", "unit", "point",
-                                        "run", "environment"}, True)
+        # the measurement package's sample (rpma_measure.record)
+        self.assertEqual(set(first), {"metric", "value", "unit", "metadata",
+                                      "timestamp"})
+        meta = first["metadata"]
+        # these runs recorded no start
+        self.assertEqual((meta["started"], first["timestamp"]), (None, None))
+        self.assertEqual(history._epoch("2026-12-04T18:41:42Z"), 1796409702)
+        self.assertEqual(set(meta) >= {"point", "run", "environment",
+                                       "started"}, True)
         pid = runs[0]["points"][0]["id"]
         self.assertEqual(first["value"],
                          summary.run(runs[0])[pid][first["metric"]]["median"])
         self.assertEqual(first["unit"], summary.METRICS[first["metric"]][0])
-        self.assertEqual(first["environment"]["target"]["kernel"],
+        self.assertEqual(meta["environment"]["target"]["kernel"],
                          "6.1.0-18-amd64")
         self.assertNotIn("http://", page.replace("http://www.w3.org", ""))
         self.assertIn("target kernel: 6.1.0-18-amd64 -&gt; 6.5.0-1", page)

@@ -3,6 +3,7 @@
 #include "../conn_req.hh"
 #include "../ep.hh"
 #include "api.hh"
+#include "librpma_private.h"
 
 using namespace rpma;
 using namespace rpma::c;
@@ -45,4 +46,12 @@ RPMA_EXPORT int rpma_ep_next_conn_req(rpma_ep *ep, const rpma_conn_cfg *cfg,
 		*req_ptr = handle<rpma_conn_req>(req.release());
 		return 0;
 	});
+}
+
+RPMA_EXPORT int rpma_ep_set_peer_filter(rpma_ep *ep, rpma_ep_peer_filter_fn fn, void *arg)
+{
+	if (!ep)
+		return RPMA_E_INVAL;
+	impl(ep)->set_peer_filter(fn, arg);
+	return 0;
 }

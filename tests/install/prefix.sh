@@ -51,5 +51,16 @@ if [ -n "$links" ]; then
 else
 	check "no engine links without --with-fio-engine-links" test -z "$outside"
 fi
+# rpma-qualify runs on its installed packages: rpma_qualify and the
+# measurement package it stands on (bench/rpma_measure), installed side by
+# side; the command, pointed at this DESTDIR, lists its plans
+tool=$(cd "$dest" && find ".$prefix" -path '*/bin/rpma-qualify' | sed 's|^\.||')
+if [ -n "$tool" ]; then
+	sed "s|\"\(/[^\"]*/qualify\)\"|\"$dest\1\"|" "$dest$tool" >"$dest/rpma-qualify"
+	check "the installed rpma-qualify runs on its installed packages" sh -c \
+		"cd / && /usr/bin/python3 '$dest/rpma-qualify' plans | grep -qx quick"
+	check "rpma_measure installed beside rpma_qualify" test -n \
+		"$(cd "$dest" && find ".$prefix" -path '*/qualify/rpma_measure/fio.py')"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

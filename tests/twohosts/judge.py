@@ -19,13 +19,14 @@ N, S s)"; writes the table to FILE; exits 1 if a case failed, none ran, or
 the bed's status is not 0.
 """
 import argparse
-import json
 import math
 import os
 import re
 import subprocess
 import sys
 import time
+
+from rpma_measure import fio
 
 MIB = 1 << 20
 
@@ -80,16 +81,15 @@ def first(lines, pattern, flags=0, unless=None):
 
 
 def report(path):
-    """fio's JSON report in PATH: fio's own messages may come first"""
+    """fio's JSON report in PATH, {} if there is none"""
     try:
-        text = open(path).read()
-        return json.JSONDecoder().raw_decode(text, text.index("{"))[0]
+        return fio.read(path)
     except (OSError, ValueError):
         return {}
 
 
 def jobs_sum(doc, direction, key):
-    return sum(j[direction][key] for j in doc.get("jobs", []))
+    return fio.total(fio.jobs(doc), direction, key)
 
 
 def seconds(a, b, digits=1):
@@ -202,7 +202,7 @@ def relayed(case):
         else:
             said.append((float(t), rest))
     try:
-        doc = json.loads("\n".join(text))
+        doc = fio.locate("\n".join(text))[0]
     except ValueError:
         doc = {}
     return said, doc

@@ -18,13 +18,11 @@ import contextlib
 import io
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import judge  # noqa: E402
+import judge
 
 RUNS = os.path.join(HERE, "runs")
 

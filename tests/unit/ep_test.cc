@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "fixture.hh"
+#include "librpma_private.h"
 #include "out_of_memory.hh"
 
 namespace unit {
@@ -37,9 +38,34 @@ class EpTest : public Fixture {
 	CPPUNIT_TEST(next_conn_req_rejects_shared_channel_with_srq_rcq);
 	CPPUNIT_TEST(listen_out_of_memory);
 	CPPUNIT_TEST(next_conn_req_out_of_memory);
+	CPPUNIT_TEST(set_peer_filter_rejects_null);
+	CPPUNIT_TEST(peer_filter_refuses_before_anything_is_made);
+	CPPUNIT_TEST(peer_filter_takes_the_next_request_it_accepts);
+	CPPUNIT_TEST(peer_filter_gives_the_thread_back_after_a_batch);
+	CPPUNIT_TEST(peer_filter_on_a_blocking_channel_waits_for_an_accepted_request);
+	CPPUNIT_TEST(peer_filter_ack_failure_drops_the_refused_request);
+	CPPUNIT_TEST(peer_filter_none_takes_anyone);
 	CPPUNIT_TEST_SUITE_END();
 
 	rpma_ep *const sentinel = reinterpret_cast<rpma_ep *>(0x1234);
+
+	// A filter that lets only 192.0.2.1 in and keeps what it was shown.
+	struct Seen {
+		std::vector<std::string> sources;
+	};
+	static int only_192_0_2_1(const sockaddr *src, void *arg)
+	{
+		char text[INET6_ADDRSTRLEN] = "";
+		if (src->sa_family == AF_INET)
+			inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in *>(src)->sin_addr,
+				  text, sizeof(text));
+		else if (src->sa_family == AF_INET6)
+			inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6 *>(src)->sin6_addr,
+				  text, sizeof(text));
+		static_cast<Seen *>(arg)->sources.emplace_back(text);
+		return std::string(text) == "192.0.2.1";
+	}
+	static constexpr const char *LISTENER_ONLY = "1 ibv_pd, 1 rdma_event_channel, 1 rdma_cm_id";
 	rpma_conn_req *const req_sentinel = reinterpret_cast<rpma_conn_req *>(0x1234);
 
 	void listen()
@@ -402,6 +428,128 @@ public:
 					     return rpma_ep_next_conn_req(ep, nullptr, &out);
 				     }));
 		CPPUNIT_ASSERT(fake::qps().empty());
+	}
+
+	void set_peer_filter_rejects_null()
+	{
+		Seen seen;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_ep_set_peer_filter(nullptr, only_192_0_2_1, &seen));
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_INVAL,
+				     rpma_ep_set_peer_filter(nullptr, nullptr, nullptr));
+	}
+
+	// A refused request costs a reject and its id: no channel, CQ or QP
+	// is made for it, nothing stays; the only pending event gone, a
+	// non-blocking call says there is none.
+	void peer_filter_refuses_before_anything_is_made()
+	{
+		listen();
+		Seen seen;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_set_peer_filter(ep, only_192_0_2_1, &seen));
+		fake::queue_conn_req_from("198.51.100.7");
+		rpma_conn_req *out = req_sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NO_EVENT, rpma_ep_next_conn_req(ep, nullptr, &out));
+		CPPUNIT_ASSERT(out == req_sentinel);
+		CPPUNIT_ASSERT(seen.sources == std::vector<std::string>{"198.51.100.7"});
+		CPPUNIT_ASSERT_EQUAL(1u, fake::count(fake::Call::rdma_reject));
+		CPPUNIT_ASSERT_EQUAL(1u, fake::count(fake::Call::rdma_ack_cm_event));
+		CPPUNIT_ASSERT_EQUAL(0u, fake::count(fake::Call::ibv_create_comp_channel));
+		CPPUNIT_ASSERT(fake::qps().empty());
+		CPPUNIT_ASSERT(fake::cqs().empty());
+		CPPUNIT_ASSERT_EQUAL(std::string(LISTENER_ONLY), fake::live_objects());
+	}
+
+	void peer_filter_takes_the_next_request_it_accepts()
+	{
+		listen();
+		Seen seen;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_set_peer_filter(ep, only_192_0_2_1, &seen));
+		fake::queue_conn_req_from("2001:db8::1");
+		fake::queue_conn_req_from("192.0.2.2");
+		fake::queue_conn_req_from("192.0.2.1");
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_next_conn_req(ep, nullptr, &req));
+		CPPUNIT_ASSERT(req);
+		CPPUNIT_ASSERT((seen.sources ==
+				std::vector<std::string>{"2001:db8::1", "192.0.2.2", "192.0.2.1"}));
+		CPPUNIT_ASSERT_EQUAL(2u, fake::count(fake::Call::rdma_reject));
+		CPPUNIT_ASSERT_EQUAL(size_t{1}, fake::qps().size());
+	}
+
+	// A flood: a non-blocking call refuses RPMA_EP_REFUSED_PER_CALL, then
+	// gives the thread back; the next call takes the rest.
+	void peer_filter_gives_the_thread_back_after_a_batch()
+	{
+		listen();
+		Seen seen;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_set_peer_filter(ep, only_192_0_2_1, &seen));
+		constexpr unsigned FLOOD = RPMA_EP_REFUSED_PER_CALL + 4;
+		for (unsigned i = 0; i < FLOOD; i++)
+			fake::queue_conn_req_from("198.51.100.7");
+		fake::queue_conn_req_from("192.0.2.1");
+		rpma_conn_req *out = req_sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_NO_EVENT, rpma_ep_next_conn_req(ep, nullptr, &out));
+		CPPUNIT_ASSERT(out == req_sentinel);
+		CPPUNIT_ASSERT_EQUAL(unsigned{RPMA_EP_REFUSED_PER_CALL},
+				     fake::count(fake::Call::rdma_reject));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_next_conn_req(ep, nullptr, &req));
+		CPPUNIT_ASSERT(req);
+		CPPUNIT_ASSERT_EQUAL(FLOOD, fake::count(fake::Call::rdma_reject));
+		CPPUNIT_ASSERT_EQUAL(size_t{1}, fake::qps().size());
+	}
+
+	// A blocking call waits on past any number of refused requests.
+	void peer_filter_on_a_blocking_channel_waits_for_an_accepted_request()
+	{
+		listen();
+		Seen seen;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_set_peer_filter(ep, only_192_0_2_1, &seen));
+		const int fd = blocking_fd();
+		for (unsigned i = 0; i < RPMA_EP_REFUSED_PER_CALL; i++) {
+			fake::queue_conn_req_from("198.51.100.7");
+			fake::signal_channel(fd);
+		}
+		std::thread client([fd] {
+			std::this_thread::sleep_for(std::chrono::milliseconds(50));
+			fake::queue_conn_req_from("192.0.2.1");
+			fake::signal_channel(fd);
+		});
+		const int ret = rpma_ep_next_conn_req(ep, nullptr, &req);
+		client.join();
+		CPPUNIT_ASSERT_EQUAL(0, ret);
+		CPPUNIT_ASSERT(req);
+		CPPUNIT_ASSERT_EQUAL(unsigned{RPMA_EP_REFUSED_PER_CALL},
+				     fake::count(fake::Call::rdma_reject));
+		CPPUNIT_ASSERT_EQUAL(0u, fake::blocking_cm_event_gets());
+		CPPUNIT_ASSERT_EQUAL(0, fcntl(fd, F_GETFL) & O_NONBLOCK);
+	}
+
+	void peer_filter_ack_failure_drops_the_refused_request()
+	{
+		listen();
+		Seen seen;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_set_peer_filter(ep, only_192_0_2_1, &seen));
+		fake::queue_conn_req_from("198.51.100.7");
+		fake::fail(fake::Call::rdma_ack_cm_event, EIO);
+		rpma_conn_req *out = req_sentinel;
+		CPPUNIT_ASSERT_EQUAL(RPMA_E_PROVIDER, rpma_ep_next_conn_req(ep, nullptr, &out));
+		CPPUNIT_ASSERT(!out);
+		CPPUNIT_ASSERT_EQUAL(1u, fake::count(fake::Call::rdma_reject));
+		CPPUNIT_ASSERT(fake::qps().empty());
+		CPPUNIT_ASSERT_EQUAL(std::string(LISTENER_ONLY), fake::live_objects());
+	}
+
+	void peer_filter_none_takes_anyone()
+	{
+		listen();
+		Seen seen;
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_set_peer_filter(ep, only_192_0_2_1, &seen));
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_set_peer_filter(ep, nullptr, nullptr));
+		fake::queue_conn_req_from("198.51.100.7");
+		CPPUNIT_ASSERT_EQUAL(0, rpma_ep_next_conn_req(ep, nullptr, &req));
+		CPPUNIT_ASSERT(req);
+		CPPUNIT_ASSERT(seen.sources.empty());
+		CPPUNIT_ASSERT_EQUAL(0u, fake::count(fake::Call::rdma_reject));
 	}
 };
 

@@ -349,6 +349,12 @@ int rdma_get_cm_event(rdma_event_channel *channel, rdma_cm_event **event)
 		return fail_minus_one(EAGAIN);
 	State::CmEventSpec spec = std::move(s.cm_events.front());
 	s.cm_events.pop_front();
+	// a real channel stays readable while events wait: the read above
+	// took every signal
+	if (!blocking && !s.cm_events.empty()) {
+		const uint64_t one = 1;
+		(void)!write(channel->fd, &one, sizeof(one));
+	}
 
 	rdma_cm_event *made = s.events.make();
 	EventExtra &extra = s.events.extra(made);
@@ -365,6 +371,7 @@ int rdma_get_cm_event(rdma_event_channel *channel, rdma_cm_event **event)
 		child->verbs = fake::context();
 		child->channel = channel;
 		child->ps = on_channel ? on_channel->ps : RDMA_PS_TCP;
+		std::memcpy(&child->route.addr.dst_storage, &spec.src, sizeof(spec.src));
 		made->listen_id = on_channel;
 		made->id = child;
 	} else {

@@ -71,6 +71,9 @@ void set_mw_supported(bool supported);
 
 void queue_cm_event(rdma_cm_event_type type, std::vector<uint8_t> private_data = {},
 		    int status = 0);
+// A connection request from `ip` (IPv4 or IPv6, port 4791): its id's peer
+// address (rdma_get_peer_addr).
+void queue_conn_req_from(const char *ip);
 // Makes the CM event channel of `fd` readable (poll), as the kernel does
 // when it queues an event; rdma_get_cm_event on a non-blocking channel takes
 // it back. Channels are non-blocking until a test clears O_NONBLOCK.

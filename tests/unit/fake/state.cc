@@ -2,6 +2,7 @@
 // The fake's bookkeeping and the test-facing API of fake.hh.
 #include "state.hh"
 
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -210,6 +211,23 @@ unsigned unacked_cq_events(ibv_cq *cq)
 void queue_cm_event(rdma_cm_event_type type, std::vector<uint8_t> private_data, int status)
 {
 	state().cm_events.push_back({type, std::move(private_data), status});
+}
+
+void queue_conn_req_from(const char *ip)
+{
+	detail::State::CmEventSpec spec{RDMA_CM_EVENT_CONNECT_REQUEST, {}, 0};
+	auto *in = reinterpret_cast<sockaddr_in *>(&spec.src);
+	auto *in6 = reinterpret_cast<sockaddr_in6 *>(&spec.src);
+	if (inet_pton(AF_INET, ip, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(4791);
+	} else if (inet_pton(AF_INET6, ip, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(4791);
+	} else {
+		detail::misuse("test queued a request from no address");
+	}
+	state().cm_events.push_back(std::move(spec));
 }
 
 void signal_channel(int fd)

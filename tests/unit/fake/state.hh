@@ -139,6 +139,7 @@ struct State {
 		rdma_cm_event_type type;
 		std::vector<uint8_t> private_data;
 		int status;
+		sockaddr_storage src{}; // a request's peer address
 	};
 	std::deque<CmEventSpec> cm_events;
 	unsigned blocking_cm_event_gets = 0;

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""What one point's fio --client run says: its JSON report and the lines
-the servers relayed, reduced to the figures a qualification keeps."""
+"""What one point's fio --client run says: its JSON report (read by the
+measurement package, rpma_measure.fio) and the lines the servers relayed,
+reduced to the figures a qualification keeps."""
 
 import errno
-import json
 import re
 
-from . import stats
+from rpma_measure import fio, stats
 
 # the percentiles every client job asks fio for (percentile_list=)
 PERCENTILES = ["50", "99", "99.9", "99.99"]
@@ -19,56 +19,6 @@ VERIFY_LINE = re.compile(r"verify|bad magic|bad pattern|crc32c", re.I)
 # librpma_apm_server[1]: cannot open ...`), but a client waiting for its
 # server
 ENGINE_LINE = re.compile(r"^<[^>]*> librpma_\w+\[\d+\]: (?!waiting for)")
-
-
-class FioOutputError(Exception):
-    pass
-
-
-def split_output(text):
-    """fio --client --output-format=json writes the servers' relayed lines
-    (`<host> ...`) first, then the JSON report: returns (report, lines)."""
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if line.startswith("{"):
-            body = "\n".join(lines[i:])
-            try:
-                return json.loads(body), lines[:i]
-            except json.JSONDecodeError:
-                # fio may print relayed lines after the report too
-                end = body.rfind("\n}")
-                if end >= 0:
-                    try:
-                        return (json.loads(body[:end + 2]),
-                                lines[:i] + body[end + 2:].splitlines())
-                    except json.JSONDecodeError:
-                        pass
-                raise FioOutputError("fio's JSON report does not parse")
-    raise FioOutputError("no JSON report in fio's output")
-
-
-def _pct(section, key):
-    """A percentile of a direction's completion latency, in microseconds."""
-    clat = section.get("clat_ns") or {}
-    pct = clat.get("percentile") or {}
-    want = float(key)
-    for k, v in pct.items():
-        if abs(float(k) - want) < 1e-9:
-            return v / 1000.0
-    return None
-
-
-def _jobs(report):
-    """Every job entry of the report but fio's sums ("All clients")."""
-    jobs = report.get("client_stats")
-    if jobs is None:
-        jobs = report.get("jobs", [])
-    return [j for j in jobs if j.get("jobname") != "All clients"]
-
-
-def _cpu_seconds(job):
-    run_s = job.get("job_runtime", 0) / 1000.0
-    return (job.get("usr_cpu", 0.0) + job.get("sys_cpu", 0.0)) / 100.0 * run_s
 
 
 def direction_of(rw):
@@ -102,13 +52,13 @@ def steady_state(jobs):
 
 def point_metrics(report, relayed, rw):
     """The figures of one repeat of one point, from fio's report and the
-    relayed lines; raises FioOutputError when the report has no jobs of
+    relayed lines; raises fio.FioOutputError when the report has no jobs of
     ours."""
-    jobs = _jobs(report)
+    jobs = fio.jobs(report)
     clients = [j for j in jobs if j.get("jobname") == CLIENT_JOB]
     servers = [j for j in jobs if j.get("jobname") == SERVER_JOB]
     if not clients:
-        raise FioOutputError("no client job in fio's report")
+        raise fio.FioOutputError("no client job in fio's report")
     main = direction_of(rw)
     m = {"direction": main}
     ops = 0
@@ -137,7 +87,7 @@ def point_metrics(report, relayed, rw):
     # service level would be held to), its mean weighted by operations.
     lat = {}
     for p in PERCENTILES:
-        vals = [_pct(j[main], p) for j in clients if j[main].get("total_ios")]
+        vals = [fio.percentile_us(j[main], p) for j in clients if j[main].get("total_ios")]
         vals = [v for v in vals if v is not None]
         lat["p" + p] = max(vals) if vals else None
     maxes = [j[main]["clat_ns"]["max"] / 1000.0 for j in clients
@@ -150,8 +100,8 @@ def point_metrics(report, relayed, rw):
     m["lat_us"] = lat
     # CPU time over the operations, each side (the server job does no
     # I/O of its own: it is charged the clients' operations)
-    c_cpu = sum(_cpu_seconds(j) for j in clients)
-    s_cpu = sum(_cpu_seconds(j) for j in servers)
+    c_cpu = sum(fio.cpu_seconds(j) for j in clients)
+    s_cpu = sum(fio.cpu_seconds(j) for j in servers)
     m["cpu"] = {
         "client_s": c_cpu,
         "server_s": s_cpu if servers else None,

@@ -1,17 +1,31 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The statistics of repeats and of many clients."""
+"""The statistics of repeats and of many clients: the one median of the
+tree, the summary of repeats (median, range, spread), the comparison
+rule of two runs, fairness and steady state."""
 
 import math
 
+_NOTHING = object()
 
-def median(values):
-    v = sorted(values)
+
+def median(values, default=_NOTHING):
+    """The median of VALUES, None among them left out; DEFAULT when none
+    is left (ValueError without a DEFAULT)."""
+    v = sorted(x for x in values if x is not None)
     n = len(v)
     if n == 0:
-        raise ValueError("median of nothing")
+        if default is _NOTHING:
+            raise ValueError("median of nothing")
+        return default
     if n % 2:
         return v[n // 2]
     return (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def median_or_none(values):
+    """The median of VALUES, None among them left out; None when none is
+    left (a table's empty cell)"""
+    return median(values, None)
 
 
 def summary(values):
@@ -79,6 +93,41 @@ def mann_whitney(a, b):
             if abs(w - m * n) >= far:
                 extreme += count
     return extreme / total
+
+
+DEFAULT_ALPHA = 0.05
+
+
+def compare(a, b, better, cfg):
+    """The comparison rule (rpma-qualify(1), COMPARISON RULE): a, b: the
+    summary() of one metric in runs A and B; better: "higher" or "lower";
+    cfg: {floor_pct, spread_factor, alpha}. A Mann-Whitney U test of the
+    repeats where their numbers let it reach alpha at all, else the range
+    rule. Returns {verdict, change_pct, allowance_pct, test, p}."""
+    out = {"verdict": "missing", "change_pct": None, "allowance_pct": None,
+           "test": None, "p": None}
+    if not a or not b or not a["median"]:
+        return out
+    change = (b["median"] - a["median"]) / a["median"] * 100
+    floor = cfg["floor_pct"]
+    alpha = cfg.get("alpha", DEFAULT_ALPHA)
+    if smallest_p(a["n"], b["n"]) < alpha:
+        p = mann_whitney(a["values"], b["values"])
+        same = p >= alpha or abs(change) <= floor
+        out.update(test="mann-whitney", p=p, allowance_pct=floor)
+    else:
+        allow = max(floor, cfg["spread_factor"] * max(a["spread_pct"],
+                                                      b["spread_pct"]))
+        overlap = a["min"] <= b["max"] and b["min"] <= a["max"]
+        same = overlap or abs(change) <= allow
+        out.update(test="range", allowance_pct=allow)
+    out["change_pct"] = change
+    if same:
+        out["verdict"] = "same"
+    else:
+        good = change > 0 if better == "higher" else change < 0
+        out["verdict"] = "improvement" if good else "regression"
+    return out
 
 
 def jain(values):
