@@ -11,7 +11,8 @@
 #   pmem-path  a file or device the persistent-memory examples map (05, 07,
 #              09); without it they use DRAM
 # The immediate-data examples (10, 11) skip, saying why, where the device
-# serving addr is an iWARP one: iWARP carries no immediate data.
+# serving addr is an iWARP one: iWARP carries no immediate data. The memory
+# window example (14) skips where the device has no type 2 windows.
 # There, an example that fails with bytes its server never read runs once
 # more (docs/platforms.md, "siw: a first message left unread").
 # RPMA_EXAMPLE_PMEM_SKIP=REASON skips those three when pmem-path is given,
@@ -203,6 +204,27 @@ run_imm_example 10-send-with-imm -- 4321
 run_imm_example 11-write-with-imm -- 1234
 run_pmem_example 07-atomic-write -- 1st_word 2nd_word 3rd_word
 run_example 13-srq 3 -- 1 3 -- 5 3 -- 10 3
+
+# run_mw_example NAME -- CLIENT-ARGS...: an example of type 2 memory windows,
+# skipped, saying why, where the device has none (Soft-iWARP)
+run_mw_example() {
+	local why
+	why=$("$bin/$1/server" --capable "$addr")
+	case $? in
+	0) run_example "$@" ;;
+	77)
+		echo "=== $1: ${why:-SKIP: no type 2 memory windows}"
+		skipped=$((skipped + 1))
+		port=$((port + 1))
+		;;
+	*)
+		echo "=== $1: FAILED (the capability query failed)"
+		failed=$((failed + 1))
+		port=$((port + 1))
+		;;
+	esac
+}
+run_mw_example 14-memory-window --
 
 if ((skipped)); then
 	echo "examples: $passed passed, $failed failed, $skipped skipped"

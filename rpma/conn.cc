@@ -2,10 +2,12 @@
 #include "conn.hh"
 
 #include <new>
+#include <utility>
 
 #include "config.h"
 #include "error.hh"
 #include "log.hh"
+#include "mw.hh"
 #include "peer.hh"
 
 namespace rpma {
@@ -85,7 +87,7 @@ Conn::Conn(Peer &peer, CmIdOwner id, std::unique_ptr<ConnQueues> queues, Private
 #endif
 }
 
-void Conn::establish(bool incoming, const rpma_conn_private_data *pdata)
+void Conn::establish(bool incoming, const rpma_conn_private_data *pdata, bool qp_ready)
 {
 	rdma_conn_param param{};
 	param.responder_resources = RDMA_MAX_RESP_RES;
@@ -97,13 +99,43 @@ void Conn::establish(bool incoming, const rpma_conn_private_data *pdata)
 		param.private_data = pdata->ptr;
 		param.private_data_len = pdata->len;
 	}
-	if (incoming) {
+	if (incoming && qp_ready) {
+		// rdma_accept() moves id->qp through INIT, RTR and RTS, which would
+		// fail on a queue pair in RTS; on an id without a QP it takes the
+		// QP's number and SRQ flag from the parameters and leaves the QP
+		// alone (librdmacm of rdma-core 44 and later).
+		param.qp_num = qp_->qp_num;
+		param.srq = qp_->srq ? 1 : 0;
+		rdma_cm_id *id = id_.get();
+		ibv_qp *qp = std::exchange(id->qp, nullptr);
+		const int ret = rdma_accept(id, &param);
+		const int err = errno_or(EIO);
+		id->qp = qp;
+		if (ret)
+			throw_provider("rdma_accept()", err);
+	} else if (incoming) {
 		if (rdma_accept(id_.get(), &param))
 			throw_provider("rdma_accept()", errno_or(EIO));
 	} else {
 		if (rdma_connect(id_.get(), &param))
 			throw_provider("rdma_connect()", errno_or(EIO));
 	}
+}
+
+int Conn::bind_mw(Mw &mw, const MrLocal &mr, size_t offset, size_t len, int usage, int flags,
+		  const void *op_context) noexcept
+{
+	const auto lock = lock_windows();
+	if (int ret = mw.reserve(*queues_, mr, offset, len, usage))
+		return ret;
+	ibv_send_wr wr;
+	mw.bind_request(wr, signaled(flags), reinterpret_cast<uintptr_t>(op_context));
+	if (int ret = queues_->send(wr)) {
+		mw.invalidate();
+		return ret;
+	}
+	mw.posted();
+	return 0;
 }
 
 int Conn::next_event(rpma_conn_event *event) noexcept

@@ -37,8 +37,15 @@ public:
 	Conn &operator=(const Conn &) = delete;
 	~Conn() { release(); }
 
-	// rdma_accept() or rdma_connect() with upstream's parameters.
-	void establish(bool incoming, const rpma_conn_private_data *pdata);
+	// rdma_accept() or rdma_connect() with upstream's parameters. qp_ready:
+	// the queue pair is in RTS already (ConnReq::connect bound windows).
+	void establish(bool incoming, const rpma_conn_private_data *pdata, bool qp_ready);
+
+	// Posts the bind of `mw` over [offset, offset + len) of `mr` granting
+	// `usage` (Mw::reserve says what is refused); the completion
+	// (IBV_WC_BIND_MW) comes on the connection's CQ as flags ask.
+	int bind_mw(Mw &mw, const MrLocal &mr, size_t offset, size_t len, int usage, int flags,
+		    const void *op_context) noexcept;
 
 	int event_fd() const noexcept { return events_->fd; }
 	int next_event(rpma_conn_event *event) noexcept;

@@ -77,6 +77,7 @@ ConnQueues::ConnQueues(Peer &peer, rdma_cm_id *id, const ConnCfg::Values &cfg)
 
 int ConnQueues::release() noexcept
 {
+	windows_.invalidate_all();
 	qp_.reset();
 	int ret = rcq_ ? rcq_->release() : 0;
 	if (int cq_ret = cq_ ? cq_->release() : 0; !ret)

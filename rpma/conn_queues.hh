@@ -10,6 +10,7 @@
 
 #include "conn_cfg.hh"
 #include "cq.hh"
+#include "mw.hh"
 #include "verbs.hh"
 
 namespace rpma {
@@ -21,7 +22,10 @@ public:
 	// Creates the queues on the device `id` was resolved or bound to;
 	// RPMA_E_INVAL for shares_channel_with_srq_rcq(cfg).
 	ConnQueues(Peer &peer, rdma_cm_id *id, const ConnCfg::Values &cfg);
-	ConnQueues(ConnQueues &&) noexcept = default;
+	// Unwinding paths that never called release() still end the bindings.
+	~ConnQueues() { windows_.invalidate_all(); }
+	ConnQueues(const ConnQueues &) = delete;
+	ConnQueues &operator=(const ConnQueues &) = delete;
 
 	ibv_qp *qp() const noexcept { return qp_->qp; }
 	Cq *cq() const noexcept { return cq_.get(); }
@@ -37,8 +41,21 @@ public:
 		return 0;
 	}
 
-	// Destroys the QP, the CQs and the shared channel, in that order;
-	// 0 or the first provider errno.
+	int send(ibv_send_wr &wr) noexcept
+	{
+		ibv_send_wr *bad = nullptr;
+		if (int ret = ibv_post_send(qp(), &wr, &bad)) [[unlikely]]
+			return post_failure("ibv_post_send()", ret);
+		return 0;
+	}
+
+	// The windows bound, or reserved for a binding, on the QP (under
+	// lock_windows()).
+	WindowSet &windows() noexcept { return windows_; }
+
+	// Ends the bindings of the windows on the QP, then destroys the QP,
+	// the CQs and the shared channel, in that order; 0 or the first
+	// provider errno.
 	int release() noexcept;
 
 	static int post_failure(const char *call, int err) noexcept;
@@ -49,6 +66,7 @@ private:
 	std::unique_ptr<Cq> cq_;
 	std::unique_ptr<Cq> rcq_;
 	QpOwner qp_;
+	WindowSet windows_;
 };
 
 // A combination that cannot work: the SRQ's receive CQ has a channel of its

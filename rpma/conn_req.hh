@@ -16,6 +16,7 @@ namespace rpma {
 
 class Conn;
 class MrLocal;
+class Mw;
 class Peer;
 
 class ConnReq {
@@ -38,8 +39,19 @@ public:
 	int recv(const MrLocal &dst, size_t offset, size_t len, const void *op_context) noexcept;
 	rpma_conn_private_data private_data() const noexcept { return private_data_.view(); }
 
+	// Reserves `mw` for a binding over [offset, offset + len) of `mr`
+	// granting `usage`, posted by connect() before the request is accepted
+	// (Mw::reserve); RPMA_E_INVAL for an outgoing request, whose queue pair
+	// librdmacm readies only when the peer accepts.
+	int bind_mw(Mw &mw, const MrLocal &mr, size_t offset, size_t len, int usage) noexcept;
+
 	// Connects (active) or accepts (passive) with the given private data.
-	// The request's resources move into the connection.
+	// The request's resources move into the connection. An incoming request
+	// with windows reserved has its queue pair moved to RTS and the windows
+	// bound first, then is accepted: the peer learns their keys from the
+	// private data only once they work. A bind that fails or does not
+	// complete within the request's timeout throws RPMA_E_PROVIDER (errno
+	// EIO or ETIMEDOUT), and the request is rejected.
 	std::unique_ptr<Conn> connect(const rpma_conn_private_data *pdata);
 
 	// Drops the request: destroys its queues, rejects an incoming request,
@@ -47,10 +59,17 @@ public:
 	int release() noexcept;
 
 private:
-	ConnReq(Peer &peer, CmIdOwner id, bool incoming, PrivateData private_data);
+	ConnReq(Peer &peer, CmIdOwner id, bool incoming, PrivateData private_data, int timeout_ms);
+
+	// Moves the queue pair to RTS as librdmacm's rdma_accept() would, then
+	// binds the reserved windows one by one, each waited for.
+	void bind_reserved_windows();
+	void move_to_rts();
+	void wait_for_bind(int64_t deadline_ns);
 
 	Peer &peer_;
 	bool incoming_;
+	int timeout_ms_;
 	CmIdOwner id_;
 	PrivateData private_data_;
 	// Declared after the id so that it is destroyed before it.

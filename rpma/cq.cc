@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "cq.hh"
 
+#include <poll.h>
+
 #include <climits>
 
 #include "error.hh"
@@ -45,6 +47,20 @@ int Cq::wait() noexcept
 		return RPMA_E_NO_COMPLETION;
 	ibv_ack_cq_events(event_cq, 1);
 	return arm();
+}
+
+void Cq::take_internal_event(int timeout_ms) noexcept
+{
+	pollfd pfd{channel_->fd, POLLIN, 0};
+	if (poll(&pfd, 1, timeout_ms) != 1 || !(pfd.revents & POLLIN))
+		return;
+	ibv_cq *event_cq = nullptr;
+	void *event_context = nullptr;
+	if (ibv_get_cq_event(channel_, &event_cq, &event_context))
+		return;
+	ibv_ack_cq_events(event_cq, 1);
+	if (int ret = ibv_req_notify_cq(event_cq, 0))
+		provider_error("ibv_req_notify_cq()", ret);
 }
 
 int Cq::poll_failure(int got) noexcept

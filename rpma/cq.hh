@@ -29,6 +29,12 @@ public:
 	// Re-arms after an event taken from a shared channel.
 	int arm() noexcept;
 
+	// Takes the completion event that completions the library consumed
+	// itself left on the channel (ConnReq::connect's binds), if one comes
+	// within timeout_ms, so that the application's next wait is for its
+	// own; acknowledges it and re-arms.
+	void take_internal_event(int timeout_ms) noexcept;
+
 	int get_wc(int num_entries, ibv_wc *wc, int *num_entries_got) noexcept
 	{
 		int got = ibv_poll_cq(cq_.get(), num_entries, wc);

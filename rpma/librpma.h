@@ -6,7 +6,8 @@
  * Every declaration, constant and enum value here is ABI-compatible with
  * upstream librpma 1.x: a program built against upstream's header runs
  * against this library unchanged (soname librpma.so.0, version node
- * LIBRPMA_1.0).
+ * LIBRPMA_1.0). Its last section, the one beyond upstream, declares this
+ * library's extensions (version node LIBRPMA_EXT_1.0).
  *
  * Conventions shared by every function:
  * - 0 means success; failures are negative RPMA_E_* codes;
@@ -303,6 +304,36 @@ int rpma_srq_delete(struct rpma_srq **srq_ptr);
 int rpma_srq_recv(struct rpma_srq *srq, struct rpma_mr_local *dst,
 	size_t offset, size_t len, const void *op_context);
 int rpma_srq_get_rcq(const struct rpma_srq *srq, struct rpma_cq **rcq_ptr);
+
+/*
+ * BEYOND UPSTREAM: extensions of this library that upstream librpma 1.3 does
+ * not have, exported under their own version node, LIBRPMA_EXT_1.0
+ * (docs/compatibility.md, "Extensions beyond upstream"). A program that uses
+ * them runs against this library only; everything above is upstream's API.
+ */
+
+/*
+ * Type 2 memory windows: a window opens a range of a region registered for
+ * windows (whose own key opens nothing) to the peer of one connection only,
+ * with a key the device honours on that connection's queue pair alone. Its
+ * descriptor has rpma_mr_get_descriptor()'s format: the peer takes it with
+ * rpma_mr_remote_from_descriptor(), unchanged.
+ */
+struct rpma_mw;
+
+int rpma_utils_ibv_context_is_mw_type2_capable(struct ibv_context *ibv_ctx,
+	int *is_capable);
+int rpma_mr_reg_for_windows(struct rpma_peer *peer, void *ptr, size_t size,
+	int usage, struct rpma_mr_local **mr_ptr);
+int rpma_mw_new(struct rpma_peer *peer, struct rpma_mw **mw_ptr);
+int rpma_mw_delete(struct rpma_mw **mw_ptr);
+int rpma_mw_bind(struct rpma_conn *conn, struct rpma_mw *mw,
+	const struct rpma_mr_local *mr, size_t offset, size_t len, int usage,
+	int flags, const void *op_context);
+int rpma_conn_req_bind_mw(struct rpma_conn_req *req, struct rpma_mw *mw,
+	const struct rpma_mr_local *mr, size_t offset, size_t len, int usage);
+int rpma_mw_get_descriptor_size(const struct rpma_mw *mw, size_t *desc_size);
+int rpma_mw_get_descriptor(const struct rpma_mw *mw, void *desc);
 
 #ifdef __cplusplus
 }

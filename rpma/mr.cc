@@ -41,7 +41,7 @@ template <typename T> T load_le(const uint8_t *from)
 		return le32toh(value);
 }
 
-ibv_mr *register_region(ibv_pd *pd, void *ptr, size_t size, int access)
+ibv_mr *reg_mr(ibv_pd *pd, void *ptr, size_t size, int access)
 {
 	errno = 0;
 	return ibv_reg_mr(pd, ptr, size, access);
@@ -68,8 +68,38 @@ MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 {
 	if (usage == 0 || (usage & ~MR_USAGE_ALL))
 		throw Error(RPMA_E_INVAL);
+	register_region(peer, ptr, size, peer.access_for(usage));
+}
+
+MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage, ForWindows)
+	: usage_(usage), for_windows_(true)
+{
+	if (usage == 0 || (usage & ~MR_USAGE_ALL) || !(usage & window_usages()))
+		throw Error(RPMA_E_INVAL);
+	if (!peer.mw_type2_capable()) {
+		RPMA_LOG_ERROR("%s has no type 2 memory windows", peer.context()->device->name);
+		throw Error(RPMA_E_NOSUPP);
+	}
+	// The region's own key must open nothing: no remote right, and none of
+	// the native flush rights, which are remote too. A window that grants
+	// writes needs the region's local write right (IBTA C10-74).
+	constexpr int remote = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+			       IBV_ACCESS_REMOTE_ATOMIC
+#if HAVE_DECL_IBV_WR_FLUSH
+			       | IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT
+#endif
+		;
 	int access = peer.access_for(usage);
-	mr_ = MrOwner(register_region(peer.pd(), ptr, size, access));
+	const bool windows_write = access & IBV_ACCESS_REMOTE_WRITE;
+	access = (access & ~remote) | IBV_ACCESS_MW_BIND;
+	if (windows_write)
+		access |= IBV_ACCESS_LOCAL_WRITE;
+	register_region(peer, ptr, size, access);
+}
+
+void MrLocal::register_region(Peer &peer, void *ptr, size_t size, int access)
+{
+	mr_ = MrOwner(reg_mr(peer.pd(), ptr, size, access));
 	if (mr_)
 		return;
 	int err = errno_or(EIO);
@@ -81,7 +111,7 @@ MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 		RPMA_LOG_INFO(
 			"not persistent memory: the region refuses native persistent flushes");
 		access &= ~IBV_ACCESS_FLUSH_PERSISTENT;
-		mr_ = MrOwner(register_region(peer.pd(), ptr, size, access));
+		mr_ = MrOwner(reg_mr(peer.pd(), ptr, size, access));
 		if (mr_)
 			return;
 		err = errno_or(EIO);
@@ -94,20 +124,26 @@ MrLocal::MrLocal(Peer &peer, void *ptr, size_t size, int usage) : usage_(usage)
 			       std::strerror(err));
 		throw_logged_provider(err);
 	}
-	mr_ = MrOwner(register_region(peer.pd(), ptr, size, access | IBV_ACCESS_ON_DEMAND));
+	mr_ = MrOwner(reg_mr(peer.pd(), ptr, size, access | IBV_ACCESS_ON_DEMAND));
 	if (!mr_)
 		throw_provider("ibv_reg_mr() with On-Demand Paging (FS DAX?)", errno_or(EIO));
 	on_demand_ = true;
 	warn_if_soft_roce(peer.context());
 }
 
-void MrLocal::descriptor(void *desc) const noexcept
+void write_descriptor(void *desc, uint64_t address, uint64_t size, uint32_t rkey,
+		      int usage) noexcept
 {
 	auto *bytes = static_cast<uint8_t *>(desc);
-	store_le<uint64_t>(bytes + ADDRESS_AT, address());
-	store_le<uint64_t>(bytes + SIZE_AT, size());
-	store_le<uint32_t>(bytes + RKEY_AT, mr_->rkey);
-	bytes[USAGE_AT] = static_cast<uint8_t>(usage_);
+	store_le<uint64_t>(bytes + ADDRESS_AT, address);
+	store_le<uint64_t>(bytes + SIZE_AT, size);
+	store_le<uint32_t>(bytes + RKEY_AT, rkey);
+	bytes[USAGE_AT] = static_cast<uint8_t>(usage);
+}
+
+void MrLocal::descriptor(void *desc) const noexcept
+{
+	write_descriptor(desc, address(), size(), mr_->rkey, usage_);
 }
 
 int MrLocal::advise(size_t offset, size_t len, int advice, uint32_t flags) const noexcept

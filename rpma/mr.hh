@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "mw.hh"
 #include "verbs.hh"
 
 namespace rpma {
@@ -27,14 +28,30 @@ constexpr bool inside(uint64_t size, size_t offset, size_t len) noexcept
 	return offset <= size && len <= size - offset;
 }
 
+// Writes the 21-byte descriptor of a remotely accessible range, the one
+// wire format of regions and windows (MrRemote::from_descriptor reads it).
+void write_descriptor(void *desc, uint64_t address, uint64_t size, uint32_t rkey,
+		      int usage) noexcept;
+
 class MrLocal {
 public:
 	static constexpr size_t DESCRIPTOR_SIZE = 21;
+
+	struct ForWindows {};
 
 	// Registers [ptr, ptr + size) for the given usages, retrying with
 	// On-Demand Paging where plain registration is not supported (FS DAX).
 	// No usage, or a bit beyond RPMA_MR_USAGE_*, throws RPMA_E_INVAL.
 	MrLocal(Peer &peer, void *ptr, size_t size, int usage);
+	// Registers [ptr, ptr + size) for type 2 windows: the local rights of
+	// `usage` and the right to bind windows, no remote right at all; the
+	// remote usages in `usage` are what its windows may grant.
+	// RPMA_E_NOSUPP where the device has no type 2 windows; RPMA_E_INVAL
+	// for a usage as above or without a remote usage.
+	MrLocal(Peer &peer, void *ptr, size_t size, int usage, ForWindows);
+	MrLocal(const MrLocal &) = delete;
+	MrLocal &operator=(const MrLocal &) = delete;
+	~MrLocal() { release(); }
 
 	void descriptor(void *desc) const noexcept;
 	void *ptr() const noexcept { return mr_->addr; }
@@ -42,7 +59,11 @@ public:
 	uint32_t lkey() const noexcept { return mr_->lkey; }
 	uint64_t address() const noexcept { return reinterpret_cast<uintptr_t>(mr_->addr); }
 	ibv_pd *pd() const noexcept { return mr_->pd; }
+	ibv_mr *ibv() const noexcept { return mr_.get(); }
 	int usage() const noexcept { return usage_; }
+	bool for_windows() const noexcept { return for_windows_; }
+	// The windows bound over the region (under lock_windows()).
+	WindowSet &windows() const noexcept { return windows_; }
 	// Whether one SGE can describe [offset, offset + len) of the region.
 	bool holds(size_t offset, size_t len) const noexcept
 	{
@@ -54,13 +75,23 @@ public:
 	// RPMA_E_NOSUPP where the device or rdma-core cannot advise.
 	int advise(size_t offset, size_t len, int advice, uint32_t flags) const noexcept;
 
-	// Deregisters now; 0 or the provider's errno.
-	int release() noexcept { return mr_.reset(); }
+	// Ends the bindings of the windows over the region (a device refuses
+	// to deregister a region under a bound window), then deregisters; 0 or
+	// the provider's errno.
+	int release() noexcept
+	{
+		windows_.invalidate_all();
+		return mr_.reset();
+	}
 
 private:
+	void register_region(Peer &peer, void *ptr, size_t size, int access);
+
 	MrOwner mr_;
 	int usage_;
 	bool on_demand_ = false;
+	bool for_windows_ = false;
+	mutable WindowSet windows_;
 };
 
 class MrRemote {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "peer.hh"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -27,6 +28,17 @@ bool supports_rc_odp(const ibv_device_attr_ex &attr)
 	constexpr uint32_t rc_needed = IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
 	return (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
 	       (attr.odp_caps.per_transport_caps.rc_odp_caps & rc_needed) == rc_needed;
+}
+
+bool supports_mw_type2(const ibv_device_attr_ex &attr)
+{
+	return attr.orig_attr.device_cap_flags &
+	       (IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+}
+
+uint8_t clamp_u8(int value)
+{
+	return static_cast<uint8_t>(value < 0 ? 0 : value > UINT8_MAX ? UINT8_MAX : value);
 }
 
 // Kernel capability bits (IB_UVERBS_DEVICE_*): rdma-core names no
@@ -87,6 +99,11 @@ bool is_odp_capable_device(ibv_context *context)
 	return supports_rc_odp(query_device(context));
 }
 
+bool is_mw_type2_capable_device(ibv_context *context)
+{
+	return supports_mw_type2(query_device(context));
+}
+
 Peer::Peer(ibv_context *context) : Peer(context, native_ops_wanted(), "RPMA_NATIVE_OPS") {}
 
 Peer::Peer(ibv_context *context, NativeOps wanted)
@@ -102,6 +119,9 @@ Peer::Peer(ibv_context *context, NativeOps wanted, const char *wanted_by) : cont
 	native_atomic_write_ = wanted.atomic_write && atomic_write_capable_;
 	flush_responder_ = device_has_flush(attr);
 	native_flush_ = wanted.flush && flush_responder_;
+	mw_type2_capable_ = supports_mw_type2(attr);
+	max_responder_resources_ = clamp_u8(attr.orig_attr.max_qp_rd_atom);
+	max_initiator_depth_ = clamp_u8(attr.orig_attr.max_qp_init_rd_atom);
 	// "not enabled (RPMA_NATIVE_OPS)", or by the peer's creator
 	char not_enabled[64];
 	std::snprintf(not_enabled, sizeof(not_enabled), "not enabled (%s)", wanted_by);

@@ -41,6 +41,13 @@ public:
 	// Whether the local device and this build could post the native verb.
 	bool atomic_write_capable() const noexcept { return atomic_write_capable_; }
 	bool flush_capable() const noexcept { return flush_responder_; }
+	// Whether the device binds type 2 memory windows (2A or 2B).
+	bool mw_type2_capable() const noexcept { return mw_type2_capable_; }
+	// What librdmacm clamps a passive side's responder resources and
+	// initiator depth to (the device's limits), for a connection whose
+	// queue pair rpma moves to RTS itself (ConnReq::connect).
+	uint8_t max_responder_resources() const noexcept { return max_responder_resources_; }
+	uint8_t max_initiator_depth() const noexcept { return max_initiator_depth_; }
 
 	// The ibv access flags that give a region the RPMA_MR_USAGE_* usages.
 	// Flush usages grant RDMA reads (for emulating initiators) and, where
@@ -59,12 +66,19 @@ private:
 	bool native_atomic_write_ = false;
 	bool native_flush_ = false;
 	bool flush_responder_ = false; // the device executes incoming flushes
+	bool mw_type2_capable_ = false;
+	uint8_t max_responder_resources_ = 0;
+	uint8_t max_initiator_depth_ = 0;
 	PdOwner pd_;
 };
 
 // Whether the device supports On-Demand Paging for RC reads and writes;
 // throws rpma::Error(RPMA_E_PROVIDER) when it cannot be queried.
 bool is_odp_capable_device(ibv_context *context);
+
+// Whether the device binds type 2 memory windows; throws like
+// is_odp_capable_device().
+bool is_mw_type2_capable_device(ibv_context *context);
 
 } // namespace rpma
 

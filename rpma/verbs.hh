@@ -66,6 +66,13 @@ using MrOwner = Owner<ibv_mr, ibv_dereg_mr>;
 using CqOwner = Owner<ibv_cq, ibv_destroy_cq>;
 using CompChannelOwner = Owner<ibv_comp_channel, ibv_destroy_comp_channel>;
 using SrqOwner = Owner<ibv_srq, ibv_destroy_srq>;
+// ibv_dealloc_mw is static inline: a handle type naming it would have
+// internal linkage in every header that used it.
+inline int dealloc_mw(ibv_mw *mw)
+{
+	return ibv_dealloc_mw(mw);
+}
+using MwOwner = Owner<ibv_mw, dealloc_mw>;
 // The lock of every librdmacm call of rpma's that changes the library's
 // process-wide state: ids made and destroyed, addresses resolved, event
 // channels made (cm_id.cc says why).

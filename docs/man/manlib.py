@@ -175,13 +175,21 @@ def read_header(path):
 
 
 def read_map(path):
-    """The global: symbols of a linker version script."""
+    """The global: symbols of a linker version script's public nodes: every
+    node but LIBRPMA_PRIVATE (rpma/librpma_private.h, no manual)."""
     with open(path, encoding="utf-8") as f:
         text = re.sub(r"#[^\n]*", "", f.read())
-    m = re.search(r"global:(.*?)(local:|})", text, re.S)
-    if not m:
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    symbols = []
+    for node, body in re.findall(r"([A-Za-z0-9_.]+)\s*\{(.*?)\}", text, re.S):
+        if node == "LIBRPMA_PRIVATE":
+            continue
+        m = re.search(r"global:(.*?)(local:|$)", body, re.S)
+        if m:
+            symbols += [s.strip() for s in m.group(1).split(";") if s.strip()]
+    if not symbols:
         raise ManError("%s: no global: list" % path)
-    return [s.strip() for s in m.group(1).split(";") if s.strip()]
+    return symbols
 
 
 # ---------------------------------------------------------------- sources

@@ -27,6 +27,7 @@ class Cq;
 class Ep;
 class MrLocal;
 class MrRemote;
+class Mw;
 class Peer;
 class PeerCfg;
 class Srq;
@@ -51,6 +52,7 @@ template <> struct Impl<rpma_srq> { using type = Srq; };
 template <> struct Impl<rpma_conn_req> { using type = ConnReq; };
 template <> struct Impl<rpma_ep> { using type = Ep; };
 template <> struct Impl<rpma_conn> { using type = Conn; };
+template <> struct Impl<rpma_mw> { using type = Mw; };
 // clang-format on
 
 template <typename Handle> auto *impl(Handle *handle) noexcept

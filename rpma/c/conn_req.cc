@@ -32,7 +32,13 @@ RPMA_EXPORT int rpma_conn_req_connect(rpma_conn_req **req_ptr, const rpma_conn_p
 	*req_ptr = nullptr;
 	if (!conn_ptr || (pdata && (!pdata->ptr || pdata->len == 0)))
 		return RPMA_E_INVAL;
-	return create(conn_ptr, [&] { return req->connect(pdata); });
+	const int ret = create(conn_ptr, [&] { return req->connect(pdata); });
+	// a request that failed is rejected and freed now, keeping the
+	// provider's errno of the failure
+	const int err = errno;
+	req.reset();
+	errno = err;
+	return ret;
 }
 
 RPMA_EXPORT int rpma_conn_req_recv(rpma_conn_req *req, rpma_mr_local *dst, size_t offset,

@@ -33,6 +33,16 @@ RPMA_EXPORT int rpma_utils_ibv_context_is_odp_capable(ibv_context *ibv_ctx, int 
 	});
 }
 
+RPMA_EXPORT int rpma_utils_ibv_context_is_mw_type2_capable(ibv_context *ibv_ctx, int *is_capable)
+{
+	if (!ibv_ctx || !is_capable)
+		return RPMA_E_INVAL;
+	return guarded([&] {
+		*is_capable = is_mw_type2_capable_device(ibv_ctx) ? 1 : 0;
+		return 0;
+	});
+}
+
 RPMA_EXPORT const char *rpma_utils_conn_event_2str(rpma_conn_event conn_event)
 {
 	return conn_event_text(conn_event);

@@ -28,6 +28,7 @@ using MrLocal = Handle<rpma_mr_local, rpma_mr_dereg>;
 using MrRemote = Handle<rpma_mr_remote, rpma_mr_remote_delete>;
 using SrqCfg = Handle<rpma_srq_cfg, rpma_srq_cfg_delete>;
 using Srq = Handle<rpma_srq, rpma_srq_delete>;
+using Mw = Handle<rpma_mw, rpma_mw_delete>;
 
 } // namespace it
 

@@ -54,6 +54,8 @@ void Fixture::tearDown()
 	check("rpma_conn_req_delete", rpma_conn_req_delete(&req));
 	check("rpma_ep_shutdown", rpma_ep_shutdown(&ep));
 	check("rpma_srq_delete", rpma_srq_delete(&srq));
+	for (rpma_mw *&mw : mws)
+		check("rpma_mw_delete", rpma_mw_delete(&mw));
 	for (rpma_mr_local *&mr : mrs)
 		check("rpma_mr_dereg", rpma_mr_dereg(&mr));
 	for (rpma_mr_remote *&mr : remote_mrs)

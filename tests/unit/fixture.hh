@@ -32,6 +32,7 @@ protected:
 	rpma_conn_req *req = nullptr;
 	rpma_ep *ep = nullptr;
 	rpma_srq *srq = nullptr;
+	std::vector<rpma_mw *> mws;
 	std::vector<rpma_mr_local *> mrs;
 	std::vector<rpma_mr_remote *> remote_mrs;
 	rpma_conn_cfg *conn_cfg = nullptr;

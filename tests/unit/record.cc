@@ -206,6 +206,23 @@ RECORD(rpma_mr_get_size, (const struct rpma_mr_local *mr, size_t *size), (mr, si
 RECORD(rpma_mr_reg,
        (struct rpma_peer * peer, void *ptr, size_t size, int usage, struct rpma_mr_local **mr_ptr),
        (peer, ptr, size, usage, mr_ptr))
+RECORD(rpma_mr_reg_for_windows,
+       (struct rpma_peer * peer, void *ptr, size_t size, int usage, struct rpma_mr_local **mr_ptr),
+       (peer, ptr, size, usage, mr_ptr))
+RECORD(rpma_mw_new, (struct rpma_peer * peer, struct rpma_mw **mw_ptr), (peer, mw_ptr))
+RECORD(rpma_mw_delete, (struct rpma_mw * *mw_ptr), (mw_ptr))
+RECORD(rpma_mw_bind,
+       (struct rpma_conn * conn, struct rpma_mw *mw, const struct rpma_mr_local *mr, size_t offset,
+	size_t len, int usage, int flags, const void *op_context),
+       (conn, mw, mr, offset, len, usage, flags, op_context))
+RECORD(rpma_conn_req_bind_mw,
+       (struct rpma_conn_req * req, struct rpma_mw *mw, const struct rpma_mr_local *mr,
+	size_t offset, size_t len, int usage),
+       (req, mw, mr, offset, len, usage))
+RECORD(rpma_mw_get_descriptor_size, (const struct rpma_mw *mw, size_t *desc_size), (mw, desc_size))
+RECORD(rpma_mw_get_descriptor, (const struct rpma_mw *mw, void *desc), (mw, desc))
+RECORD(rpma_utils_ibv_context_is_mw_type2_capable, (struct ibv_context * ibv_ctx, int *is_capable),
+       (ibv_ctx, is_capable))
 RECORD(rpma_mr_remote_delete, (struct rpma_mr_remote * *mr_ptr), (mr_ptr))
 RECORD(rpma_mr_remote_from_descriptor,
        (const void *desc, size_t desc_size, struct rpma_mr_remote **mr_ptr),

@@ -12,6 +12,9 @@
 	X(ibv_reg_mr)                 \
 	X(ibv_dereg_mr)               \
 	X(ibv_advise_mr)              \
+	X(ibv_alloc_mw)               \
+	X(ibv_dealloc_mw)             \
+	X(ibv_modify_qp)              \
 	X(ibv_create_comp_channel)    \
 	X(ibv_destroy_comp_channel)   \
 	X(ibv_create_cq)              \
@@ -47,6 +50,7 @@
 	X(rdma_disconnect)            \
 	X(rdma_migrate_id)            \
 	X(rdma_create_qp_ex)          \
+	X(rdma_init_qp_attr)          \
 	X(rdma_destroy_qp)
 
 namespace fake {

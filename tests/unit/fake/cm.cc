@@ -116,11 +116,32 @@ int connect_or_accept(Call call, rdma_cm_id *id, rdma_conn_param *param)
 			rec.private_data.assign(bytes, bytes + param->private_data_len);
 		}
 	}
+	rec.had_qp = id->qp != nullptr;
 	s.conn_params.push_back(std::move(rec));
 	if (auto err = enter(call))
 		return fail_minus_one(*err);
-	if (!id->qp)
-		misuse(std::string(name(call)) + " on an id without a QP");
+	if (id->qp) {
+		// librdmacm's rdma_accept moves id->qp from INIT through RTR to
+		// RTS itself, which fails on a QP past INIT
+		if (call == Call::rdma_accept &&
+		    s.qps.extra(reinterpret_cast<ibv_qp_ex *>(id->qp)).qp_state != IBV_QPS_INIT) {
+			misuse("rdma_accept on an id whose QP is past INIT");
+			return fail_minus_one(EINVAL);
+		}
+		// librdmacm readies the QP (accept now, connect on the reply)
+		s.qps.extra(reinterpret_cast<ibv_qp_ex *>(id->qp)).qp_state = IBV_QPS_RTS;
+		return 0;
+	}
+	// without one it takes the QP's number from the parameters (accept only)
+	bool named_qp_ready = false;
+	if (call == Call::rdma_accept && param)
+		s.qps.for_each([&](ibv_qp_ex &qpx, QpExtra &extra) {
+			if (extra.id == id && qpx.qp_base.qp_num == param->qp_num &&
+			    extra.qp_state == IBV_QPS_RTS)
+				named_qp_ready = true;
+		});
+	if (!named_qp_ready)
+		misuse(std::string(name(call)) + " on an id without a QP, naming no QP in RTS");
 	return 0;
 }
 
@@ -469,6 +490,42 @@ int rdma_create_qp_ex(rdma_cm_id *id, ibv_qp_init_attr_ex *attr)
 	return 0;
 }
 
+int rdma_init_qp_attr(rdma_cm_id *id, ibv_qp_attr *qp_attr, int *qp_attr_mask)
+{
+	State &s = state();
+	if (!known(s.ids, id, "rdma_init_qp_attr"))
+		return fail_minus_one(EINVAL);
+	if (auto err = enter(Call::rdma_init_qp_attr))
+		return fail_minus_one(*err);
+	const ibv_qp_state wanted = qp_attr->qp_state;
+	*qp_attr = {};
+	qp_attr->qp_state = wanted;
+	int mask = IBV_QP_STATE;
+	switch (wanted) {
+	case IBV_QPS_INIT:
+		mask |= IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+		qp_attr->port_num = 1;
+		break;
+	case IBV_QPS_RTR:
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER |
+			s.init_qp_attr.extra_mask;
+		qp_attr->max_dest_rd_atomic = s.init_qp_attr.max_dest_rd_atomic;
+		qp_attr->path_mtu = IBV_MTU_1024;
+		break;
+	case IBV_QPS_RTS:
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+		qp_attr->max_rd_atomic = s.init_qp_attr.max_rd_atomic;
+		break;
+	default:
+		misuse("rdma_init_qp_attr for a state the CM does not describe");
+		return fail_minus_one(EINVAL);
+	}
+	*qp_attr_mask = mask;
+	return 0;
+}
+
 void rdma_destroy_qp(rdma_cm_id *id)
 {
 	State &s = state();
@@ -480,6 +537,10 @@ void rdma_destroy_qp(rdma_cm_id *id)
 		misuse("rdma_destroy_qp on an id without a live QP");
 		return;
 	}
+	if (s.mws.count_if([id](const ibv_mw &, const MwExtra &extra) {
+		    return extra.bound_qp == id->qp;
+	    }))
+		misuse("rdma_destroy_qp of a QP with type 2 windows bound on it");
 	s.qps.drop(qpx);
 	id->qp = nullptr;
 }

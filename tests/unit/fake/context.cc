@@ -50,6 +50,43 @@ int check_send(const ibv_qp_cap &cap, const ibv_send_wr &wr)
 	return 0;
 }
 
+bool registered_for_binding(const ibv_mr *mr)
+{
+	const auto &regs = state().registrations;
+	for (auto reg = regs.rbegin(); reg != regs.rend(); ++reg)
+		if (reg->mr == mr)
+			return reg->access & IBV_ACCESS_MW_BIND;
+	return false;
+}
+
+// What a provider checks before queueing a bind of a type 2 window: the QP
+// is ready to send (RTS) and of the window's domain, the region was
+// registered for binding and holds the range.
+int check_bind(ibv_qp *qp, ibv_qp_state qp_state, const ibv_send_wr &wr)
+{
+	State &s = state();
+	if (wr.opcode != IBV_WR_BIND_MW)
+		return 0;
+	const ibv_mw *mw = wr.bind_mw.mw;
+	const ibv_mr *mr = wr.bind_mw.bind_info.mr;
+	if (!s.mws.has(mw) || !s.mrs.has(mr)) {
+		misuse("a bind of an unknown window or region");
+		return EINVAL;
+	}
+	if (qp_state != IBV_QPS_RTS) {
+		misuse("a bind posted on a QP that is not in RTS");
+		return EINVAL;
+	}
+	const auto begin = reinterpret_cast<uintptr_t>(mr->addr);
+	const ibv_mw_bind_info &info = wr.bind_mw.bind_info;
+	if (mw->pd != qp->pd || mr->pd != qp->pd || !registered_for_binding(mr) ||
+	    info.length == 0 || info.addr < begin || info.addr + info.length > begin + mr->length) {
+		misuse("a bind that a device refuses (domain, region's rights or range)");
+		return EINVAL;
+	}
+	return 0;
+}
+
 int post_send(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr)
 {
 	State &s = state();
@@ -61,6 +98,8 @@ int post_send(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr)
 	int err = enter(Call::ibv_post_send).value_or(0);
 	for (const ibv_send_wr *w = wr; !err && w; w = w->next)
 		err = check_send(s.qps.extra(qpx).cap, *w);
+	for (const ibv_send_wr *w = wr; !err && w; w = w->next)
+		err = check_bind(qp, s.qps.extra(qpx).qp_state, *w);
 	if (err) {
 		*bad_wr = wr;
 		return err;
@@ -79,6 +118,16 @@ int post_send(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr)
 		if (w->send_flags & IBV_SEND_INLINE)
 			rec.data = inline_bytes(*w);
 		rec.chain_length = w == wr ? length : 0;
+		if (w->opcode == IBV_WR_BIND_MW) {
+			rec.remote_addr = 0;
+			rec.rkey = 0;
+			rec.bind_mw = w->bind_mw.mw;
+			rec.bind_rkey = w->bind_mw.rkey;
+			rec.bind_info = w->bind_mw.bind_info;
+			MwExtra &extra = s.mws.extra(w->bind_mw.mw);
+			extra.bound_qp = qp;
+			extra.bound_mr = w->bind_mw.bind_info.mr;
+		}
 		s.sends.push_back(std::move(rec));
 	}
 	return 0;
@@ -182,7 +231,47 @@ int advise_mr(ibv_pd *pd, ibv_advise_mr_advice advice, uint32_t flags, ibv_sge *
 	return enter(Call::ibv_advise_mr).value_or(0);
 }
 
+ibv_mw *alloc_mw(ibv_pd *pd, ibv_mw_type type)
+{
+	State &s = state();
+	if (!s.pds.has(pd)) {
+		misuse("ibv_alloc_mw of an unknown PD");
+		errno = EINVAL;
+		return nullptr;
+	}
+	if (auto err = enter(Call::ibv_alloc_mw)) {
+		errno = *err;
+		return nullptr;
+	}
+	ibv_mw *mw = s.mws.make();
+	mw->context = pd->context;
+	mw->pd = pd;
+	mw->type = type;
+	mw->handle = next_handle();
+	// a pool index and a key byte, as rxe makes them
+	mw->rkey = (mw->handle << 8) | 0x5a;
+	return mw;
+}
+
+int dealloc_mw(ibv_mw *mw)
+{
+	State &s = state();
+	if (!s.mws.has(mw)) {
+		misuse("ibv_dealloc_mw of an unknown or freed ibv_mw");
+		return EINVAL;
+	}
+	auto err = enter(Call::ibv_dealloc_mw);
+	s.mws.drop(mw);
+	return err.value_or(0);
+}
+
 } // namespace
+
+void install_mw_ops(State &s)
+{
+	s.vctx.context.ops.alloc_mw = s.mw_supported ? alloc_mw : nullptr;
+	s.vctx.context.ops.dealloc_mw = dealloc_mw;
+}
 
 void init_context(State &s)
 {

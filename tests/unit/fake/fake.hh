@@ -62,6 +62,11 @@ void next_poll_returns(int n);
 // The keys the next successful ibv_reg_mr gives its MR.
 void next_mr_keys(uint32_t lkey, uint32_t rkey);
 
+// Whether the device implements ibv_alloc_mw/ibv_dealloc_mw (false: the
+// inline functions report EOPNOTSUPP, as a provider without windows does).
+// Off after reset(); the capability bits are device_attr()'s.
+void set_mw_supported(bool supported);
+
 // --- things to hand to the library ---
 
 void queue_cm_event(rdma_cm_event_type type, std::vector<uint8_t> private_data = {},
@@ -105,6 +110,25 @@ struct SendWr {
 	size_t flush_len;
 	uint8_t flush_type;
 	uint8_t flush_level;
+	// a bind (IBV_WR_BIND_MW): the window, its new key, the binding
+	ibv_mw *bind_mw;
+	uint32_t bind_rkey;
+	ibv_mw_bind_info bind_info;
+};
+
+// An ibv_modify_qp call: the QP, the attributes and the mask given.
+struct QpModify {
+	ibv_qp *qp;
+	ibv_qp_attr attr;
+	int mask;
+};
+
+// What rdma_init_qp_attr reports for RTR and RTS (the peer's asks), and the
+// mask bits beyond the standard ones it adds (as old kernels did on RoCE).
+struct InitQpAttr {
+	uint8_t max_dest_rd_atomic = 16;
+	uint8_t max_rd_atomic = 16;
+	int extra_mask = 0;
 };
 
 struct RecvWr {
@@ -150,6 +174,7 @@ struct ConnParam {
 	bool given;            // the parameter pointer was not NULL
 	rdma_conn_param param; // private_data points nowhere after the call
 	std::vector<uint8_t> private_data;
+	bool had_qp; // id->qp was set during the call
 };
 
 struct AddrInfoQuery {
@@ -206,6 +231,11 @@ const std::vector<AddrInfoQuery> &addrinfo_queries();
 const std::vector<IdCall> &id_calls();
 const std::vector<CqCall> &cq_calls();
 const std::vector<Advice> &advices();
+const std::vector<QpModify> &qp_modifies();
+// What rdma_init_qp_attr reports (reset() restores the defaults).
+InitQpAttr &init_qp_attr();
+// The state the fake's QP is in (INIT from rdma_create_qp_ex on).
+ibv_qp_state qp_state(const ibv_qp *qp);
 const std::vector<ibv_comp_channel *> &comp_channels();
 const std::vector<rdma_event_channel *> &event_channels();
 // The id calls of one kind, in order.

@@ -84,6 +84,7 @@ void reset()
 	detail::State &s = state();
 	s.pds.clear();
 	s.mrs.clear();
+	s.mws.clear();
 	s.comp_channels.clear();
 	s.cqs.clear();
 	s.srqs.clear();
@@ -113,6 +114,8 @@ void reset()
 	s.id_calls.clear();
 	s.cq_calls.clear();
 	s.advices.clear();
+	s.qp_modifies.clear();
+	s.init_qp_attr = {};
 	s.comp_channel_list.clear();
 	s.event_channel_list.clear();
 	s.misuses.clear();
@@ -120,6 +123,7 @@ void reset()
 	s.bind_attaches_device = true;
 	s.attr = {};
 	set_advise_mr_supported(true);
+	set_mw_supported(false);
 	s.device.transport_type = IBV_TRANSPORT_IB;
 }
 
@@ -152,6 +156,30 @@ void set_advise_mr_supported(bool supported)
 {
 	detail::State &s = state();
 	s.vctx.advise_mr = supported ? s.advise_mr : nullptr;
+}
+
+void set_mw_supported(bool supported)
+{
+	detail::State &s = state();
+	s.mw_supported = supported;
+	detail::install_mw_ops(s);
+}
+
+InitQpAttr &init_qp_attr()
+{
+	return state().init_qp_attr;
+}
+
+const std::vector<QpModify> &qp_modifies()
+{
+	return state().qp_modifies;
+}
+
+ibv_qp_state qp_state(const ibv_qp *qp)
+{
+	detail::State &s = state();
+	const auto *qpx = reinterpret_cast<const ibv_qp_ex *>(qp);
+	return s.qps.has(qpx) ? s.qps.extra(qpx).qp_state : IBV_QPS_UNKNOWN;
 }
 
 void fail(Call call, int err, unsigned nth)
@@ -331,6 +359,7 @@ std::string live_objects()
 	};
 	add(s.pds);
 	add(s.mrs);
+	add(s.mws);
 	add(s.comp_channels);
 	add(s.cqs);
 	add(s.srqs);

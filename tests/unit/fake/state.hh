@@ -66,10 +66,16 @@ struct CqExtra {
 
 struct QpExtra {
 	rdma_cm_id *id = nullptr;
-	ibv_qp_cap cap{};          // as asked for at creation
-	bool extended = false;     // has an ibv_qp_ex interface
-	bool building = false;     // between ibv_wr_start and complete/abort
+	ibv_qp_cap cap{};      // as asked for at creation
+	bool extended = false; // has an ibv_qp_ex interface
+	bool building = false; // between ibv_wr_start and complete/abort
+	ibv_qp_state qp_state = IBV_QPS_INIT;
 	std::vector<SendWr> batch; // built since ibv_wr_start
+};
+
+struct MwExtra {
+	ibv_qp *bound_qp = nullptr; // a type 2 window's QP, once a bind was posted
+	ibv_mr *bound_mr = nullptr;
 };
 
 struct EventExtra {
@@ -109,6 +115,8 @@ struct State {
 	std::map<Call, unsigned> counts;
 	bool poll_override = false;
 	int poll_result = 0;
+	bool mw_supported = false;
+	InitQpAttr init_qp_attr;
 	bool keys_override = false;
 	uint32_t next_lkey = 0;
 	uint32_t next_rkey = 0;
@@ -116,6 +124,7 @@ struct State {
 	// objects
 	Registry<ibv_pd> pds{"ibv_pd"};
 	Registry<ibv_mr> mrs{"ibv_mr"};
+	Registry<ibv_mw, MwExtra> mws{"ibv_mw"};
 	Registry<ibv_comp_channel> comp_channels{"ibv_comp_channel"};
 	Registry<ibv_cq, CqExtra> cqs{"ibv_cq"};
 	Registry<ibv_srq> srqs{"ibv_srq"};
@@ -150,6 +159,7 @@ struct State {
 	std::vector<IdCall> id_calls;
 	std::vector<CqCall> cq_calls;
 	std::vector<Advice> advices;
+	std::vector<QpModify> qp_modifies;
 	std::vector<ibv_comp_channel *> comp_channel_list;
 	std::vector<rdma_event_channel *> event_channel_list;
 	std::vector<std::string> misuses;
@@ -170,6 +180,8 @@ uint32_t next_handle();
 
 // Installs the function tables of the device (context.cc).
 void init_context(State &s);
+// Installs or removes the device's window functions (context.cc).
+void install_mw_ops(State &s);
 // Fills the function table of an extended QP (qp_ex.cc).
 void init_qp_ex(ibv_qp_ex *qpx, uint64_t send_ops_flags);
 

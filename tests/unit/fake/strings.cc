@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The names rdma-core gives CM events, used by the library in log messages.
+// The names rdma-core gives CM events and work completion statuses, used by
+// the library in log messages.
+#include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
 #include <iterator>
@@ -19,4 +21,9 @@ extern "C" const char *rdma_event_str(rdma_cm_event_type event)
 	// a negative value wraps to a large index
 	const auto index = static_cast<size_t>(event);
 	return index < std::size(names) ? names[index] : "UNKNOWN EVENT";
+}
+
+extern "C" const char *ibv_wc_status_str(ibv_wc_status status)
+{
+	return status == IBV_WC_SUCCESS ? "success" : "fake error status";
 }

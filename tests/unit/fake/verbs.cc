@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <string>
 
 #include "state.hh"
 
@@ -101,7 +102,8 @@ int ibv_dealloc_pd(ibv_pd *pd)
 	}
 	auto uses = [pd](const auto &object, const auto &) { return object.pd == pd; };
 	auto qp_uses = [pd](const ibv_qp_ex &qpx, const QpExtra &) { return qpx.qp_base.pd == pd; };
-	if (s.mrs.count_if(uses) || s.srqs.count_if(uses) || s.qps.count_if(qp_uses))
+	if (s.mrs.count_if(uses) || s.srqs.count_if(uses) || s.qps.count_if(qp_uses) ||
+	    s.mws.count_if(uses))
 		return EBUSY;
 	s.pds.drop(pd);
 	return 0;
@@ -119,12 +121,46 @@ ibv_mr *ibv_reg_mr_iova2(ibv_pd *pd, void *addr, size_t length, uint64_t iova, u
 	return register_mr(pd, addr, length, access);
 }
 
+int ibv_modify_qp(ibv_qp *qp, ibv_qp_attr *attr, int attr_mask)
+{
+	State &s = state();
+	auto *qpx = reinterpret_cast<ibv_qp_ex *>(qp);
+	if (!known(s.qps, qpx, "ibv_modify_qp"))
+		return EINVAL;
+	s.qp_modifies.push_back({qp, *attr, attr_mask});
+	if (auto err = enter(Call::ibv_modify_qp))
+		return *err;
+	// the kernel refuses mask bits beyond the standard ones (IB_QP_ATTR_STANDARD_BITS)
+	if (attr_mask & ~((1 << 21) - 1)) {
+		misuse("ibv_modify_qp with attribute mask bits beyond the standard ones");
+		return EINVAL;
+	}
+	if (!(attr_mask & IBV_QP_STATE))
+		return 0;
+	ibv_qp_state &now = s.qps.extra(qpx).qp_state;
+	const ibv_qp_state to = attr->qp_state;
+	const bool allowed = (now == IBV_QPS_INIT && (to == IBV_QPS_INIT || to == IBV_QPS_RTR)) ||
+			     (now == IBV_QPS_RTR && to == IBV_QPS_RTS) || to == IBV_QPS_ERR;
+	if (!allowed) {
+		misuse("ibv_modify_qp from state " + std::to_string(now) + " to " +
+		       std::to_string(to));
+		return EINVAL;
+	}
+	now = to;
+	return 0;
+}
+
 int ibv_dereg_mr(ibv_mr *mr)
 {
 	State &s = state();
 	if (!known(s.mrs, mr, "ibv_dereg_mr"))
 		return EINVAL;
 	auto err = enter(Call::ibv_dereg_mr);
+	// rxe refuses while a window is bound over the region
+	if (!err && s.mws.count_if([mr](const ibv_mw &, const MwExtra &extra) {
+		    return extra.bound_mr == mr;
+	    }))
+		return EBUSY;
 	advise_pages(mr->addr, mr->length, MADV_DOFORK);
 	s.mrs.drop(mr);
 	return err.value_or(0);
