@@ -29,7 +29,7 @@ struct Options {
 	// Server: allow= as given (checked by its callback; allow.hh parses
 	// it), nullptr or "" when not given: anyone may connect.
 	char *allow;
-	char *write_quorum;    // librpma_aof_client: "all" or a number of replicas
+	char *write_quorum; // librpma_aof_client: "all" or a number of replicas
 };
 
 // Every engine's options, the clients' own first: the servers' list is the
