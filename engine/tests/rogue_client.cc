@@ -608,9 +608,13 @@ int from_source(const char *ip, const char *port, const char *src, unsigned long
 		// no queue pair, none is ever used; a number of its own for each
 		// request, as distinct hosts' would be: the CM rejects a request
 		// that repeats one of a connection still in its time-wait as
-		// stale, before the server sees it
+		// stale, before the server sees it. And out of the device's own
+		// range: this rogue shares the device (its GUID) with the honest
+		// clients, and a request naming one of their queue pairs makes the
+		// CM disconnect that client as stale (rxe numbers them cyclically
+		// below 0x20000, so a suite's later cases reach the thousands)
 		rdma_conn_param param{};
-		param.qp_num = static_cast<uint32_t>(0x1000 + i) & 0xffffff;
+		param.qp_num = static_cast<uint32_t>(0xff0000 + i) & 0xffffff;
 		param.responder_resources = param.initiator_depth = 1;
 		if (rdma_connect(id, &param) == 0)
 			accepted++; // not connected: the server took it
