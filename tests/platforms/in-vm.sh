@@ -59,7 +59,8 @@ engine_cases() {
 	ENGINE_DIR=$build/engine/.libs RPMA_LIB_DIR=$build/rpma/.libs RESULTS=$results \
 		ENGINE_CASES="$1" \
 		timeout -k 10 600 "$src/engine/tests/in-vm.sh"
-	python3 "$src/engine/tests/evaluate.py" "$results"
+	# the judge stands on the measurement package, bench/rpma_measure
+	PYTHONPATH="$src/bench" python3 "$src/engine/tests/evaluate.py" "$results"
 }
 if [[ -f $build/engine/.libs/librpma_apm_client.so ]]; then
 	part "engines: native_ops per job, the append-only log" engine_cases \
