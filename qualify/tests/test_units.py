@@ -3,6 +3,7 @@
 two-guest bed (qualify/tests/data): fio's JSON, the statistics, the
 verdicts, the comparison rule, the plans."""
 
+import argparse
 import contextlib
 import copy
 import importlib.util
@@ -28,6 +29,14 @@ HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
 def data(name):
     with open(os.path.join(DATA, name)) as f:
         return f.read()
+
+
+def load_tool(name, path):
+    """A script of this directory as a module (not a package's)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, path))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def metrics(name, rw):
@@ -833,6 +842,52 @@ class History(unittest.TestCase):
             self.assertEqual(rc, 0)
             self.assertIn("regression", o.getvalue())
             self.assertTrue(os.path.exists(os.path.join(out, "history.html")))
+
+
+class Power(unittest.TestCase):
+    """power.py judge (make check-qualify-power): pairs of one build, and
+    planted slowdowns flagged per point against every base run."""
+
+    def judge(self, planted):
+        from rpma_qualify import runner
+        power = load_tool("power", "power.py")
+        one = run_result(recorded, reps=5)
+        with tempfile.TemporaryDirectory() as d:
+            runs = [("b%d" % k, jittered(one, k, spread=0.02))
+                    for k in range(5)]
+            runs += [("s%d" % pct, jittered(one, 100 + pct, spread=0.02,
+                                            slower=factor))
+                     for pct, factor in planted]
+            for name, res in runs:
+                os.mkdir(os.path.join(d, name))
+                runner.save(os.path.join(d, name), res)
+            with contextlib.redirect_stdout(io.StringIO()):
+                rc = power.cmd_judge(argparse.Namespace(
+                    runs=d, out=os.path.join(d, "out")))
+            with open(os.path.join(d, "out", "power.json")) as f:
+                return rc, json.load(f), power.bed_p50(os.path.join(d, "b0"))
+
+    def test_same_build_same_and_slowdowns_flagged(self):
+        rc, j, _ = self.judge([(5, 1.05), (25, 1.25), (50, 1.5)])
+        self.assertEqual(len(j["pairs"]), 10)
+        self.assertEqual([p["different"] for p in j["pairs"]], [[]] * 10)
+        flagged = {lv["pct"]: [e["flagged"] for e in lv["points"].values()]
+                   for lv in j["levels"]}
+        # 5 %: under the plan's floor of 10 %, never called
+        self.assertEqual(flagged[5], [0] * 4)
+        self.assertEqual(flagged[25], [5] * 4)
+        self.assertEqual(flagged[50], [5] * 4)
+        for e in j["levels"][1]["points"].values():
+            self.assertAlmostEqual(e["change_pct"], 25, delta=4)
+        # five runs: ten pairs, none different, 25 % flagged everywhere
+        self.assertEqual(rc, 0)
+
+    def test_missed_slowdown_fails(self):
+        rc, j, p50 = self.judge([(25, 1.05)])
+        self.assertEqual(rc, 1)
+        self.assertEqual([e["flagged"] for e in j["levels"][0]["points"].values()],
+                         [0] * 4)
+        self.assertGreater(p50, 0)
 
 
 class RunFormat1(unittest.TestCase):
