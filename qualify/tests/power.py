@@ -71,6 +71,8 @@ def judge(runs_dir):
                   key=lambda n: int(n[1:]))
     planted = sorted((n for n in names if level_of(n) is not None),
                      key=level_of)
+    if not base:
+        raise SystemExit("power.py: no run of the build (bN) in %s" % runs_dir)
     res = {n: runner.load(os.path.join(runs_dir, n)) for n in base + planted}
     summ = {n: summary.run(r) for n, r in res.items()}
     points = [p["id"] for p in res[base[0]]["points"]]
