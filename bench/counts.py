@@ -6,6 +6,7 @@
 # stamped with the run that made it: rpma_measure; merged with the
 # records already there that this run did not measure).
 # bench/counts.py --md RESULTS -- summary.md again from records.jsonl alone.
+# bench/counts.py --functions RESULTS -- each row's top functions, from them.
 # bench/counts.py --self-test -- the arithmetic on made-up numbers.
 #
 # A profile covers only what runs inside fio's I/O loop calls that reach
@@ -502,8 +503,28 @@ def write_md(data, path):
 		"total count of repeated runs with the same I/Os.", ""]
 	if fits:
 		o += spin_section(fits)
-	o.append("## Where it goes (self instructions per I/O of the largest run, top functions)")
-	o.append("")
+	# the tables of functions are in the records: printed on demand, not
+	# repeated in the summary (they were 1,500 of its lines)
+	o += ["## Where it goes", "",
+		"Self instructions per I/O of each row's largest run, top functions: "
+		"`bench/counts.py --functions bench/results/counts` prints them from records.jsonl.", ""]
+	failed = [d for d in data if d["status"] != "0"]
+	if failed:
+		o.append("Failed: " + ", ".join("%s %s %s %s (%s)" % (d["row"], d["impl"], d["side"], d["rep"],
+			d["status"]) for d in failed))
+	with open(path, "w") as f:
+		f.write("\n".join(o) + "\n")
+
+
+def functions_md(data):
+	"""each row's largest run's top functions (self instructions per I/O),
+	from the records"""
+	ok = [d for d in data if d["status"] == "0"]
+	rows = []
+	for d in ok:
+		if d["row"] not in rows:
+			rows.append(d["row"])
+	o = ["## Where it goes (self instructions per I/O of the largest run, top functions)", ""]
 	for row in rows:
 		for side in ("client", "server"):
 			for impl in IMPLS:
@@ -522,12 +543,7 @@ def write_md(data, path):
 				o.append("Calls per I/O: %s" % (calls or "-"))
 				o.append("</details>")
 				o.append("")
-	failed = [d for d in data if d["status"] != "0"]
-	if failed:
-		o.append("Failed: " + ", ".join("%s %s %s %s (%s)" % (d["row"], d["impl"], d["side"], d["rep"],
-			d["status"]) for d in failed))
-	with open(path, "w") as f:
-		f.write("\n".join(o) + "\n")
+	return o
 
 
 def self_test():
@@ -632,5 +648,8 @@ if __name__ == "__main__":
 		# after the next run)
 		write_md(record.read(os.path.join(sys.argv[2], "records.jsonl")),
 			os.path.join(sys.argv[2], "summary.md"))
+		sys.exit(0)
+	if len(sys.argv) == 3 and sys.argv[1] == "--functions":
+		print("\n".join(functions_md(record.read(os.path.join(sys.argv[2], "records.jsonl")))))
 		sys.exit(0)
 	main()

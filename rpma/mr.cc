@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "mr.hh"
 
-#include <endian.h>
-
 #include <cinttypes>
 #include <cstring>
 
@@ -11,35 +9,11 @@
 #include "log.hh"
 #include "peer.hh"
 #include "soft_roce.hh"
+#include "wire.hh"
 
 namespace rpma {
 
 namespace {
-
-// Descriptor layout: raddr u64 | length u64 | rkey u32 | usage u8, all LE.
-constexpr size_t ADDRESS_AT = 0;
-constexpr size_t SIZE_AT = 8;
-constexpr size_t RKEY_AT = 16;
-constexpr size_t USAGE_AT = 20;
-
-template <typename T> void store_le(uint8_t *to, T value)
-{
-	if constexpr (sizeof(T) == 8)
-		value = htole64(value);
-	else
-		value = htole32(value);
-	std::memcpy(to, &value, sizeof(value));
-}
-
-template <typename T> T load_le(const uint8_t *from)
-{
-	T value;
-	std::memcpy(&value, from, sizeof(value));
-	if constexpr (sizeof(T) == 8)
-		return le64toh(value);
-	else
-		return le32toh(value);
-}
 
 ibv_mr *reg_mr(ibv_pd *pd, void *ptr, size_t size, int access)
 {
@@ -131,19 +105,9 @@ void MrLocal::register_region(Peer &peer, void *ptr, size_t size, int access)
 	warn_if_soft_roce(peer.context());
 }
 
-void write_descriptor(void *desc, uint64_t address, uint64_t size, uint32_t rkey,
-		      int usage) noexcept
-{
-	auto *bytes = static_cast<uint8_t *>(desc);
-	store_le<uint64_t>(bytes + ADDRESS_AT, address);
-	store_le<uint64_t>(bytes + SIZE_AT, size);
-	store_le<uint32_t>(bytes + RKEY_AT, rkey);
-	bytes[USAGE_AT] = static_cast<uint8_t>(usage);
-}
-
 void MrLocal::descriptor(void *desc) const noexcept
 {
-	write_descriptor(desc, address(), size(), mr_->rkey, usage_);
+	wire::write_mr(desc, {address(), size(), mr_->rkey, static_cast<uint8_t>(usage_)});
 }
 
 int MrLocal::advise(size_t offset, size_t len, int advice, uint32_t flags) const noexcept
@@ -187,16 +151,16 @@ int MrLocal::advise(size_t offset, size_t len, int advice, uint32_t flags) const
 
 MrRemote MrRemote::from_descriptor(const void *desc)
 {
-	const auto *bytes = static_cast<const uint8_t *>(desc);
-	if (bytes[USAGE_AT] == 0) {
+	const wire::MrDescriptor d = wire::read_mr(desc);
+	if (d.usage == 0) {
 		RPMA_LOG_ERROR("usage type of memory is not set");
 		throw Error(RPMA_E_INVAL);
 	}
 	MrRemote mr;
-	mr.address_ = load_le<uint64_t>(bytes + ADDRESS_AT);
-	mr.size_ = load_le<uint64_t>(bytes + SIZE_AT);
-	mr.rkey_ = load_le<uint32_t>(bytes + RKEY_AT);
-	mr.usage_ = bytes[USAGE_AT];
+	mr.address_ = d.address;
+	mr.size_ = d.size;
+	mr.rkey_ = d.rkey;
+	mr.usage_ = d.usage;
 	RPMA_LOG_DEBUG("new rpma_mr_remote(raddr=0x%" PRIx64 ", size=%" PRIu64 ", rkey=0x%" PRIx32
 		       ", usage=0x%x)",
 		       mr.address_, mr.size_, mr.rkey_, mr.usage_);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Memory regions: a local registration and the peer's view of one, which
-// travels as a 21-byte little-endian descriptor.
+// travels as a 21-byte little-endian descriptor (wire.hh).
 #ifndef RPMA_MR_HH
 #define RPMA_MR_HH
 
@@ -9,6 +9,7 @@
 
 #include "mw.hh"
 #include "verbs.hh"
+#include "wire.hh"
 
 namespace rpma {
 
@@ -28,14 +29,9 @@ constexpr bool inside(uint64_t size, size_t offset, size_t len) noexcept
 	return offset <= size && len <= size - offset;
 }
 
-// Writes the 21-byte descriptor of a remotely accessible range, the one
-// wire format of regions and windows (MrRemote::from_descriptor reads it).
-void write_descriptor(void *desc, uint64_t address, uint64_t size, uint32_t rkey,
-		      int usage) noexcept;
-
 class MrLocal {
 public:
-	static constexpr size_t DESCRIPTOR_SIZE = 21;
+	static constexpr size_t DESCRIPTOR_SIZE = wire::MR_DESCRIPTOR_SIZE;
 
 	struct ForWindows {};
 

@@ -65,7 +65,7 @@ Mw::Mw(Peer &peer) : peer_(peer)
 
 void Mw::descriptor(void *desc) const noexcept
 {
-	write_descriptor(desc, address_, length_, rkey_, usage_);
+	wire::write_mr(desc, {address_, length_, rkey_, static_cast<uint8_t>(usage_)});
 }
 
 int Mw::reserve(ConnQueues &queues, const MrLocal &mr, size_t offset, size_t len,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What a peer says about itself; travels as a 1-byte descriptor.
+// What a peer says about itself; travels as a 1-byte descriptor (wire.hh).
 #ifndef RPMA_PEER_CFG_HH
 #define RPMA_PEER_CFG_HH
 
@@ -7,11 +7,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "wire.hh"
+
 namespace rpma {
 
 class PeerCfg {
 public:
-	static constexpr size_t DESCRIPTOR_SIZE = 1;
+	static constexpr size_t DESCRIPTOR_SIZE = wire::PEER_CFG_DESCRIPTOR_SIZE;
 
 	PeerCfg() noexcept = default;
 	explicit PeerCfg(bool direct_write_to_pmem) noexcept
@@ -19,15 +21,14 @@ public:
 	{
 	}
 
-	// Any non-zero byte means "supported", as upstream decodes it.
 	static PeerCfg from_descriptor(const void *desc) noexcept
 	{
-		return PeerCfg(*static_cast<const uint8_t *>(desc) != 0);
+		return PeerCfg(wire::read_peer_cfg(desc));
 	}
 
 	void descriptor(void *desc) const noexcept
 	{
-		*static_cast<uint8_t *>(desc) = direct_write_to_pmem() ? 1 : 0;
+		wire::write_peer_cfg(desc, direct_write_to_pmem());
 	}
 
 	bool direct_write_to_pmem() const noexcept { return direct_write_to_pmem_.load(); }

@@ -11,6 +11,7 @@ the digest of all its figures, and its IOPS to read), which the test
 compares the new reader against when git or OLD is not at hand."""
 import ast
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -163,6 +164,17 @@ class Readers(unittest.TestCase):
               f"not read by it: {tally}")
         for name, (same, _) in tally.items():
             self.assertTrue(same, f"{name} read none of the recorded reports")
+
+    def test_sets_trimmed(self):
+        """every recorded set is as tests/trim_runs.py (make trim-runs)
+        leaves it: no field that no test reads"""
+        spec = importlib.util.spec_from_file_location(
+            "trim_runs", os.path.join(TOP, "tests", "trim_runs.py"))
+        trim = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(trim)
+        for path, text in fio_outputs():
+            self.assertEqual(trim.trimmed(text, trim.keep_for(os.path.join(TOP, path))), text,
+                             f"{path}: not trimmed (make trim-runs)")
 
     def test_old_medians(self):
         """the one median gives what each old one gave, on bench/results'

@@ -63,11 +63,8 @@ def percentile_us(section, p, kind="clat_ns"):
     in microseconds; None if fio did not report it. fio keys percentiles
     with six decimals ("99.900000")."""
     pct = (section.get(kind) or {}).get("percentile") or {}
-    want = float(p)
-    for k, v in pct.items():
-        if abs(float(k) - want) < 1e-9:
-            return v / 1000.0
-    return None
+    v = pct.get(f"{float(p):.6f}")
+    return None if v is None else v / 1000.0
 
 
 def mean_us(section, kind="clat_ns"):

@@ -188,37 +188,9 @@ gives_up() {
 # and no number of them ends the job: all three clients end with 0 errors,
 # data verified, and the job well
 strangers() {
-	local kind=$1 name=$1-clients3-strangers-then-a-client two r1 r2 crc crc3 src
+	local kind=$1 name=$1-clients3-strangers-then-a-client
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server "$kind" --clients=3 --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
-	server_listens 30
-	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
-		--size=1m --time_based --runtime=40 --verify=crc32c --verify_backlog=64
-	two=$(pid_of client)
-	moved client client12
-	await_connections 2 60
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" gives-up 1000 >"$(case_dir)/rogue.log" 2>&1
-	r1=$?
-	fact rogue.status $r1
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" no-rtu >"$(case_dir)/no-rtu.log" 2>&1 &
-	local no_rtu=$!
-	wait_for_text "$(case_dir)/no-rtu.log" "left incomplete" 30
-	fio_client "$kind" --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m \
-		--verify=crc32c --connect_timeout=60
-	crc3=$?
-	waited no-rtu "$no_rtu" 60
-	r2=$?
-	waited client12 "$two" 120
-	crc=$?
-	waited server "$(pid_of server)" 60
-	src=$?
-	echo "  $name: strangers $r1 $r2, clients $crc and $crc3, server $src"
-	expect "$name" status rogue ok
-	expect "$name" status no-rtu ok
-	expect "$name" status client12 ok
-	expect "$name" status client ok
-	expect "$name" status server ok
+	strangers_amid_clients "$name" "$kind" 40 -- gives-up 1000
 	expect "$name" says rogue "1000 connection requests sent and given up"
 	expect "$name" says server "never completed, its place given back"
 	expect "$name" never-says server "; the others go on"
@@ -253,45 +225,14 @@ stranger_address() {
 # and the third client of ours comes. All three end with 0 errors, data
 # verified, the job well.
 allow_strangers() {
-	local kind=$1 name=$1-clients3-allow-refuses-strangers two r1 r2 crc crc3 src start
+	local kind=$1 name=$1-clients3-allow-refuses-strangers
 	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
 	if ! stranger_address; then
 		skip "$name" "no second address ($STRANGER_IP) on the VM's netdev to send from"
 		return
 	fi
-	begin_case "$name"
-	start=$SECONDS
-	fio_server "$kind" --clients=3 --allow="$RPMA_TEST_IP" --filename=malloc --size=1m \
-		--iodepth=4 --busy_wait_polling=0
-	server_listens 30
-	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
-		--size=1m --time_based --runtime=20 --verify=crc32c --verify_backlog=64
-	two=$(pid_of client)
-	moved client client12
-	await_connections 2 60
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" from "$STRANGER_IP" 1000 \
-		>"$(case_dir)/rogue.log" 2>&1
-	r1=$?
-	fact rogue.status $r1
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" no-rtu >"$(case_dir)/no-rtu.log" 2>&1 &
-	local no_rtu=$!
-	wait_for_text "$(case_dir)/no-rtu.log" "left incomplete" 30
-	fio_client "$kind" --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m \
-		--verify=crc32c --connect_timeout=60
-	crc3=$?
-	waited no-rtu "$no_rtu" 60
-	r2=$?
-	waited client12 "$two" 120
-	crc=$?
-	waited server "$(pid_of server)" 60
-	src=$?
-	echo "  $name: strangers $r1 $r2, clients $crc and $crc3, server $src" \
-		"($((SECONDS - start)) s); $(tail -1 "$(case_dir)/rogue.log")"
-	expect "$name" status rogue ok
-	expect "$name" status no-rtu ok
-	expect "$name" status client12 ok
-	expect "$name" status client ok
-	expect "$name" status server ok
+	strangers_amid_clients "$name" "$kind" 20 --allow="$RPMA_TEST_IP" -- \
+		from "$STRANGER_IP" 1000
 	expect "$name" says rogue "1000 connection requests from $STRANGER_IP" "1000 refused"
 	expect "$name" says server "refused 1 connection request to $RPMA_TEST_IP:$(case_port)" \
 		"from outside allow=$RPMA_TEST_IP/32 (from $STRANGER_IP)"

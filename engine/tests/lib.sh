@@ -275,3 +275,51 @@ run_pair() {
 	src=$?
 	record_pair "$name" "$crc" "$src"
 }
+
+# strangers_amid_clients NAME KIND RUNTIME SERVER_ARGS... -- ROGUE_ARGS...:
+# the rogue cases' common run (hostile.sh's strangers, allow_strangers): a
+# server of KIND and clients=3 (with SERVER_ARGS) serves two clients of
+# ours (one fio, numjobs=2, RUNTIME s) while ROGUE_CLIENT sends what
+# ROGUE_ARGS say (rogue.log), then a connection request that never
+# completes its handshake (no-rtu); then the third client of ours comes.
+# Each program's status is expected 0; the caller adds what the server
+# and the rogue must have said.
+strangers_amid_clients() {
+	local name=$1 kind=$2 runtime=$3 server=() two r1 r2 crc crc3 src start=$SECONDS
+	shift 3
+	while (($#)) && [[ $1 != -- ]]; do
+		server+=("$1")
+		shift
+	done
+	shift
+	begin_case "$name"
+	fio_server "$kind" --clients=3 "${server[@]}" --filename=malloc --size=1m --iodepth=4 \
+		--busy_wait_polling=0
+	server_listens 30
+	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
+		--size=1m --time_based --runtime="$runtime" --verify=crc32c --verify_backlog=64
+	two=$(pid_of client)
+	moved client client12
+	await_connections 2 60
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" "$@" >"$(case_dir)/rogue.log" 2>&1
+	r1=$?
+	fact rogue.status $r1
+	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" no-rtu >"$(case_dir)/no-rtu.log" 2>&1 &
+	local no_rtu=$!
+	wait_for_text "$(case_dir)/no-rtu.log" "left incomplete" 30
+	fio_client "$kind" --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m \
+		--verify=crc32c --connect_timeout=60
+	crc3=$?
+	waited no-rtu "$no_rtu" 60
+	r2=$?
+	waited client12 "$two" 120
+	crc=$?
+	waited server "$(pid_of server)" 60
+	src=$?
+	echo "  $name: strangers $r1 $r2, clients $crc and $crc3, server $src" \
+		"($((SECONDS - start)) s); $(tail -1 "$(case_dir)/rogue.log")"
+	local who
+	for who in rogue no-rtu client12 client server; do
+		expect "$name" status "$who" ok
+	done
+}
