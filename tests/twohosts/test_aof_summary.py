@@ -184,6 +184,23 @@ class AofReplicasSummary(unittest.TestCase):
         self.assertEqual((rc, out[-1]), (0, "aof-poweroff: the acknowledgement at the first "
                                             "replica was caught in 1 of 2 runs"))
 
+    def test_the_recorded_quick_run_fails_on_replica_1(self):
+        # runs/aof-replicas-quick: the lagging replica's records below its
+        # pointer overwritten by later ones (fio reused their buffers)
+        run = os.path.join(HERE, "runs", "aof-replicas-quick")
+        for name in os.listdir(run):
+            if name not in ("README.md", "summary.md"):
+                shutil.copy(os.path.join(run, name), self.dir)
+        rc, out, table = self.summary(modes="apm,gpspm")
+        self.assertEqual(rc, 1)
+        self.assertEqual(out[0], "0 passed, 2 failed, of 2 runs (2 checked; BED)")
+        self.assertIn("replica 1: 2 of 496 records below the tail not as written "
+                      "(first: offset 1826816, begins 49603eae00e01b000000000049603eae)", table)
+        self.assertIn("replica 1: 6 of 848 records below the tail not as written "
+                      "(first: offset 1101824, begins 0de8053300d01100000000000de80533)", table)
+        recorded = read(os.path.join(run, "summary.md"))
+        self.assertIn(table, recorded.replace("bed status 0, 540 s", "BED"))
+
 
 if __name__ == "__main__":
     unittest.main()
