@@ -58,6 +58,7 @@ void Client::release_buffers()
 {
 	drop_connection();
 	rpma_mr_dereg(&local_);
+	rpma_mr_dereg(&stage_mr_);
 }
 
 int Client::init(thread_data *td, std::unique_ptr<Client> (*make)())
@@ -406,7 +407,18 @@ int Client::post_init(thread_data *td)
 	c->local_base_ = td->orig_buffer;
 	int ret = rpma_mr_reg(c->peer_, td->orig_buffer, td->orig_buffer_size,
 			      RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC, &c->local_);
-	return ret ? fio_status(rpma_failed(td, "rpma_mr_reg", ret)) : 0;
+	if (ret)
+		return fio_status(rpma_failed(td, "rpma_mr_reg", ret));
+	if (c->replicated() && td_write(td)) {
+		c->stage_slot_ = td->o.max_bs[DDIR_WRITE];
+		c->stage_slots_ = 2 * static_cast<size_t>(depth) + 1;
+		c->stage_.assign(c->stage_slot_ * c->stage_slots_, 0);
+		ret = rpma_mr_reg(c->peer_, c->stage_.data(), c->stage_.size(),
+				  RPMA_MR_USAGE_WRITE_SRC, &c->stage_mr_);
+		if (ret)
+			return fio_status(rpma_failed(td, "rpma_mr_reg", ret));
+	}
+	return 0;
 }
 
 // The server's region is the "file". fio sizes files before init when
@@ -645,14 +657,21 @@ Result Client::write(io_u *u)
 			return misplaced_append(u);
 		next_append_ += u->xfer_buflen;
 	}
+	rpma_mr_local *src = local_;
+	size_t src_offset = static_cast<char *>(u->xfer_buf) - local_base_;
+	if (stage_mr_) [[unlikely]] {
+		// replicas: from a copy that outlives the io_u (stage_)
+		src = stage_mr_;
+		src_offset = (staged_++ % stage_slots_) * stage_slot_;
+		std::memcpy(stage_.data() + src_offset, u->xfer_buf, u->xfer_buflen);
+	}
 	// to every target at once (replicas), each at the same offset
 	for (unsigned t = 0; t < ntargets_; t++) {
 		const Target &x = targets_[t];
 		if (x.lost) [[unlikely]]
 			continue;
-		int ret = rpma_write(x.conn, x.remote, x.base + u->offset, local_,
-				     static_cast<char *>(u->xfer_buf) - local_base_, u->xfer_buflen,
-				     RPMA_F_COMPLETION_ON_ERROR, nullptr);
+		int ret = rpma_write(x.conn, x.remote, x.base + u->offset, src, src_offset,
+				     u->xfer_buflen, RPMA_F_COMPLETION_ON_ERROR, nullptr);
 		if (ret) [[unlikely]]
 			if (Result r = post_failed(t, "rpma_write", ret); r != Result::DONE)
 				return r;
