@@ -58,7 +58,7 @@ class AofServer final : public GpspmServer {
 	{
 		auto encoded = encode_aof_workspace(mode_, receives(c),
 						    options_of(td_).direct_write_to_pmem,
-						    LOG_OFFSET, descriptor_of(c.mr));
+						    LOG_OFFSET, descriptor_of(c));
 		if (!encoded) {
 			report(td_, "the memory descriptor does not fit the workspace");
 			return job_failed(td_, EOVERFLOW, "workspace");

@@ -13,9 +13,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace rpma_fio {
+
+// A memory window, deleted with its owner.
+struct WindowDelete {
+	void operator()(rpma_mw *mw) const { rpma_mw_delete(&mw); }
+};
+using Window = std::unique_ptr<rpma_mw, WindowDelete>;
 
 struct Connection {
 	// Waiting: no request taken for it yet; Connecting: accepted, not
@@ -26,11 +33,12 @@ struct Connection {
 	Connection() = default;
 	Connection(const Connection &) = delete;
 	Connection &operator=(const Connection &) = delete;
-	// The queue pair goes before the region: the device then writes into
-	// none of it.
+	// The queue pair goes before the window and the region: the device
+	// then writes into none of it.
 	virtual ~Connection()
 	{
 		close_connection(&conn);
+		window.reset();
 		rpma_mr_dereg(&mr);
 	}
 
@@ -38,6 +46,10 @@ struct Connection {
 
 	size_t index = 0;            // in accepting order: its region is the index-th
 	rpma_mr_local *mr = nullptr; // its region of the job's memory
+	// isolation=window: the window that opens mr to this connection alone,
+	// made for each connection request taken and gone with its connection
+	// (a place taken again gets a new one, with a new key)
+	Window window;
 	rpma_conn *conn = nullptr;
 	rpma_cq *cq = nullptr;
 	int event_fd = -1, cq_fd = -1; // event_fd in the server's wait set while conn is

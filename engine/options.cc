@@ -4,6 +4,7 @@
 #include "config.h"
 #include "options.hh"
 #include "allow.hh"
+#include "isolation.hh"
 #include "native_ops.hh"
 #include "report.hh"
 #include "wire_format.hh"
@@ -51,6 +52,17 @@ int allow_given(void *, const char *list)
 	if (AllowList::parse(list ? list : "", &why))
 		return 0;
 	log_err("fio: allow=%s %s\n", list ? list : "", why.c_str());
+	return 1;
+}
+
+// fio's callback of isolation=, as allow_given: the job file is refused
+// with a clear word rather than fio's own list of values
+int isolation_given(void *, const char *value)
+{
+	std::string why;
+	if (parse_isolation(value ? value : "", &why))
+		return 0;
+	log_err("fio: isolation=%s %s\n", value ? value : "", why.c_str());
 	return 1;
 }
 }
@@ -154,6 +166,25 @@ fio_option options[] = {
 		.help = "Server: the addresses or networks (ADDR[/PREFIX], IPv4 or IPv6, a list "
 			"separated by commas) whose connection requests it takes; others are "
 			"refused before anything is made for them (default: anyone)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = OPTION_GROUP,
+	},
+	{
+		.name = "isolation",
+		.lname = "librpma server isolation of clients",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(Options, isolation),
+		.cb = reinterpret_cast<void *>(isolation_given),
+		.help = "Server: window: each client reaches its range through a type 2 memory "
+			"window bound on its own connection (refused where the device has none); "
+			"none: through the region's key, which any connection of the job may use "
+			"(default: window where the device has type 2 windows, else none)",
+		// for --enghelp=ENGINE,isolation only: isolation_given parses
+		.posval =
+			{
+				{.ival = "window", .help = "a memory window per connection"},
+				{.ival = "none", .help = "the region's key"},
+			},
 		.category = FIO_OPT_C_ENGINE,
 		.group = OPTION_GROUP,
 	},

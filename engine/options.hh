@@ -29,6 +29,9 @@ struct Options {
 	// Server: allow= as given (checked by its callback; allow.hh parses
 	// it), nullptr or "" when not given: anyone may connect.
 	char *allow;
+	// Server: isolation= as given (isolation.hh parses it), nullptr or ""
+	// when not given: window where the device has type 2 windows.
+	char *isolation;
 	char *write_quorum; // librpma_aof_client: "all" or a number of replicas
 };
 

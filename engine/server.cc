@@ -2,6 +2,7 @@
 #include "server.hh"
 #include "conn_events.hh"
 #include "guard.hh"
+#include "isolation.hh"
 #include "options.hh"
 #include "peer_addr.hh"
 #include "report.hh"
@@ -86,6 +87,8 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 			return fio_status(job_failed(td, EINVAL, "allow"));
 		}
 	}
+	if (Result r = s->choose_isolation(); r != Result::DONE)
+		return fio_status(r);
 	s->link_.watch(s->dev_, o.serverip, true);
 	// The job's one I/O is the serving of its connections; iodepth= is
 	// the GPSPM server's message slots. Left above 1, it would make fio
@@ -155,14 +158,16 @@ Result Server::open(fio_file *f)
 	if (Result r = listen(); r != Result::DONE)
 		return r;
 	listening_since_ = Clock::now();
+	// one line, which the scripts that wait for it know, says all
 	const std::string from = allow_ ? ", from allow=" + allow_->str() + " only" : "";
 	if (n == 1)
-		note("%s[%u]: waiting for a client on %s:%s%s\n", td_->io_ops->name,
-		     td_->thread_number, o.serverip, port_.c_str(), from.c_str());
+		note("%s[%u]: waiting for a client on %s:%s%s; %s\n", td_->io_ops->name,
+		     td_->thread_number, o.serverip, port_.c_str(), from.c_str(),
+		     isolation_why_.c_str());
 	else
-		note("%s[%u]: waiting for a client on %s:%s (%zu clients, %zu bytes each)%s\n",
+		note("%s[%u]: waiting for a client on %s:%s (%zu clients, %zu bytes each)%s; %s\n",
 		     td_->io_ops->name, td_->thread_number, o.serverip, port_.c_str(), n, size,
-		     from.c_str());
+		     from.c_str(), isolation_why_.c_str());
 	return Result::DONE;
 }
 
@@ -201,14 +206,44 @@ Result Server::map_memory(fio_file *f, size_t bytes)
 	return Result::DONE;
 }
 
+Result Server::choose_isolation()
+{
+	const Options &o = options_of(td_);
+	std::string why;
+	const std::optional<Isolation> asked = parse_isolation(o.isolation, &why);
+	// checked when fio read the job file (options.cc): not expected
+	if (!asked) {
+		report(td_, "isolation=%s %s", o.isolation, why.c_str());
+		return job_failed(td_, EINVAL, "isolation");
+	}
+	int capable = 0;
+	if (int ret = rpma_utils_ibv_context_is_mw_type2_capable(dev_, &capable))
+		return rpma_failed(td_, "rpma_utils_ibv_context_is_mw_type2_capable", ret);
+	IsolationChoice choice = rpma_fio::choose_isolation(*asked, capable,
+							    ibv_get_device_name(dev_->device));
+	if (choice.refused) {
+		report(td_, "%s", choice.why.c_str());
+		return job_failed(td_, ENOTSUP, "isolation");
+	}
+	windows_ = choice.windows;
+	isolation_why_ = std::move(choice.why);
+	return Result::DONE;
+}
+
+int Server::client_usage() const
+{
+	return RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
+	       (mem_.persistent() ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT
+				  : RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+}
+
 Result Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
 {
-	// Least exposure: what a client does to the region, nothing more.
-	// It writes and reads it (reads, verify=), and its flush is a read.
-	int usage = RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
-		    (mem_.persistent() ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT
-				       : RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
-	int ret = rpma_mr_reg(peer_, mem_.base() + offset, len, usage, mr);
+	// Least exposure: what a client does to the region, nothing more; with
+	// windows, nothing remote by the region's own key.
+	const int usage = client_usage();
+	int ret = windows_ ? rpma_mr_reg_for_windows(peer_, mem_.base() + offset, len, usage, mr)
+			   : rpma_mr_reg(peer_, mem_.base() + offset, len, usage, mr);
 	if (ret && mem_.kind() == Memory::Kind::FsDax)
 		report(td_, "registering FS DAX memory needs On-Demand Paging, "
 			    "which this RDMA device may lack; a Device DAX needs none");
@@ -216,7 +251,7 @@ Result Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
 		report(td_, "cannot register %zu bytes of memory for a client%s", len,
 		       memlock_hint().c_str());
 	if (ret)
-		return rpma_failed(td_, "rpma_mr_reg", ret);
+		return rpma_failed(td_, windows_ ? "rpma_mr_reg_for_windows" : "rpma_mr_reg", ret);
 	if (mem_.kind() != Memory::Kind::FsDax)
 		return Result::DONE;
 	// FS DAX is registered on demand (ODP): fault the pages in now rather
@@ -232,18 +267,52 @@ Result Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
 	return Result::DONE;
 }
 
-std::vector<uint8_t> Server::descriptor_of(rpma_mr_local *mr)
+std::vector<uint8_t> Server::descriptor_of(const Connection &c)
 {
 	size_t desc_size;
-	rpma_mr_get_descriptor_size(mr, &desc_size);
-	std::vector<uint8_t> desc(desc_size);
-	rpma_mr_get_descriptor(mr, desc.data());
+	std::vector<uint8_t> desc;
+	// the same format either way (rpma_mw_get_descriptor(3)): every
+	// client takes it with rpma_mr_remote_from_descriptor
+	if (c.window) {
+		rpma_mw_get_descriptor_size(c.window.get(), &desc_size);
+		desc.resize(desc_size);
+		rpma_mw_get_descriptor(c.window.get(), desc.data());
+	} else {
+		rpma_mr_get_descriptor_size(c.mr, &desc_size);
+		desc.resize(desc_size);
+		rpma_mr_get_descriptor(c.mr, desc.data());
+	}
 	return desc;
+}
+
+Result Server::open_window(Connection &c, rpma_conn_req *req, bool *lost)
+{
+	*lost = false;
+	if (!windows_)
+		return Result::DONE;
+	rpma_mw *mw = nullptr;
+	int ret = rpma_mw_new(peer_, &mw);
+	if (ret == RPMA_E_INVAL)
+		return rpma_failed(td_, "rpma_mw_new", ret);
+	if (ret) {
+		// the device is out of windows (or memory): its client may try
+		// again once another has gone
+		*lost = true;
+		request_lost(std::string("could not be given a memory window (") +
+			     rpma_err_2str(ret) + ")");
+		return Result::DONE;
+	}
+	c.window.reset(mw);
+	// bound by rpma_conn_req_connect, before the accept: the key is known
+	// now, for the workspace
+	if ((ret = rpma_conn_req_bind_mw(req, mw, c.mr, 0, td_->o.size, client_usage())))
+		return rpma_failed(td_, "rpma_conn_req_bind_mw", ret);
+	return Result::DONE;
 }
 
 Result Server::workspace_of(const Connection &c, std::vector<uint8_t> *ws)
 {
-	const std::vector<uint8_t> desc = descriptor_of(c.mr);
+	const std::vector<uint8_t> desc = descriptor_of(c);
 	auto encoded = encode_workspace(receives(c), options_of(td_).direct_write_to_pmem, desc);
 	if (!encoded) {
 		report(td_,
@@ -441,12 +510,17 @@ Result Server::accept_one()
 	if (r != Result::DONE || !req) // none, or one that could not be taken
 		return r;
 	std::vector<uint8_t> ws;
-	if ((r = accepting(c, req)) != Result::DONE || (r = workspace_of(c, &ws)) != Result::DONE) {
+	bool lost = false;
+	if ((r = accepting(c, req)) != Result::DONE ||
+	    (r = open_window(c, req, &lost)) != Result::DONE || lost ||
+	    (r = workspace_of(c, &ws)) != Result::DONE) {
 		rpma_conn_req_delete(&req);
+		c.window.reset();
 		return r;
 	}
 	rpma_conn_private_data pdata{ws.data(), static_cast<uint8_t>(ws.size())};
 	if (int ret = rpma_conn_req_connect(&req, &pdata, &c.conn)) {
+		c.window.reset();
 		if (ret == RPMA_E_INVAL)
 			return rpma_failed(td_, "rpma_conn_req_connect", ret);
 		request_lost(std::string("could not be accepted (") + rpma_err_2str(ret) + ")");
@@ -899,6 +973,9 @@ void Server::close_connection_of(Connection &c)
 		waits_.remove(c.cq_fd);
 	c.cq_watched = false;
 	close_connection(&c.conn);
+	// its key dead with the queue pair already; the next client of this
+	// place gets a window of its own
+	c.window.reset();
 	c.cq = nullptr;
 	c.event_fd = c.cq_fd = -1;
 }

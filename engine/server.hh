@@ -13,6 +13,12 @@
 // and closed; with clients=N the others go on. The job ends once every
 // client came and ended its run, and fails if any of them failed.
 //
+// With isolation=window (by default where the device has type 2 memory
+// windows) the memory is registered with no remote right at all, and each
+// accepted request gets a window of its own over its client's region,
+// bound on its queue pair before the accept: a key that leaks or is
+// guessed opens nothing on any other connection (isolation.hh).
+//
 // Anyone who reaches the port may send connection requests; with allow=
 // those from elsewhere are refused inside librpma before anything is made
 // for them (rpma_ep_set_peer_filter), counted and told (tell_refused). A
@@ -137,8 +143,9 @@ protected:
 		__attribute__((format(printf, 4, 5)));
 	// Closes every connection (before what their queues use goes).
 	void close_all();
-	// mr's descriptor, for a workspace
-	static std::vector<uint8_t> descriptor_of(rpma_mr_local *mr);
+	// What describes c's region to its client, for a workspace: its
+	// window's descriptor (isolation=window), else its region's.
+	static std::vector<uint8_t> descriptor_of(const Connection &c);
 
 	thread_data *td_ = nullptr;
 	ibv_context *dev_ = nullptr; // serverip's device
@@ -155,9 +162,18 @@ private:
 		return static_cast<uint64_t>(k) << KIND_BITS | kind;
 	}
 
+	// isolation= on this device (DONE), or a refusal (FAILED, told).
+	Result choose_isolation();
 	Result descriptors_for(size_t n);
 	Result map_memory(fio_file *f, size_t bytes);
 	Result register_memory(size_t offset, size_t len, rpma_mr_local **mr);
+	// isolation=window: c's request gets a window over c's region, bound
+	// on its queue pair when it is accepted. DONE; DONE with *lost set
+	// (the request could not be given one, told); FAILED.
+	Result open_window(Connection &c, rpma_conn_req *req, bool *lost);
+	// What a client does to its region: it writes and reads it (reads,
+	// verify=), and its flush is a read.
+	int client_usage() const;
 	Result listen();
 	// DONE with *req, or with nullptr for a request that could not be
 	// taken (told); RETRY if none waits; FAILED.
@@ -235,6 +251,10 @@ private:
 	bool served_ = false;
 	bool working_ = false;   // inside work()
 	bool soft_roce_ = false; // the device is rxe (FS DAX: a warning)
+	// isolation=window in force (isolation.hh), and why, or why not: the
+	// start note
+	bool windows_ = false;
+	std::string isolation_why_;
 	LinkWatch link_;
 	Clock::time_point listening_since_{};
 	Clock::time_point first_came_{}; // the first connection request

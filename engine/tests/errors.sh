@@ -352,6 +352,41 @@ fsdax_without_odp() {
 	rm -f "$RPMA_TEST_FSDAX/$name"
 }
 
+# isolation= of the servers (docs/engines.md, "Isolation of clients"): a
+# word that is neither window nor none refuses the job file; the start note
+# says which isolation is in force and why, once: by default window on rxe
+# (type 2 memory windows), none on siw (none there), where isolation=window
+# refuses the job at its start with a word on isolation.
+isolation_option() {
+	local name=isolation-bad-value
+	begin_case "$name"
+	fio_server gpspm --isolation=windows --filename=malloc --size=1m
+	waited server "$(pid_of server)" 30
+	expect "$name" status server nonzero
+	expect "$name" says server "isolation=windows is neither window"
+	expect "$name" never-says server "waiting for a client"
+	name=isolation-default
+	begin_case "$name"
+	fio_server apm --filename=malloc --size=1m
+	fio_client apm --rw=write --bs=4k --size=1m --verify=crc32c
+	waited server "$(pid_of server)" 30
+	expect "$name" status client ok
+	expect "$name" status server ok
+	expect "$name" count server.log 1 1 contains "isolation="
+	if [[ ${RPMA_TEST_TRANSPORT:-rxe} == siw ]]; then
+		expect "$name" says server "; isolation=none: siw"
+		name=isolation-window-refused
+		begin_case "$name"
+		fio_server apm --isolation=window --filename=malloc --size=1m
+		waited server "$(pid_of server)" 30
+		expect "$name" status server nonzero
+		expect "$name" says server "isolation=window: siw"
+		expect "$name" never-says server "waiting for a client"
+	else
+		expect "$name" says server "; isolation=window: each client"
+	fi
+}
+
 # Every error case: those a job or the client reports, then the server's
 # own.
 error_cases() {
@@ -390,6 +425,7 @@ server_error_cases() {
 	gpspm_bad_request gpspm-range "refusing to flush"
 	gpspm_bad_request gpspm-garbage "cannot unpack a flush request"
 	late_server
+	isolation_option
 	apm_pmem_without_dwtp
 	fsdax_without_odp
 }

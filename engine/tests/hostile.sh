@@ -251,12 +251,12 @@ allow_strangers() {
 # each other), its registrations written to the case's "regions"
 # (engine_check.cc, ENGINE_CHECK_REGIONS_TO). True once it listens; false,
 # the case recorded SKIP with the server's reason, where isolation is not
-# in force (no isolation= option yet, or a device without type 2 windows).
-# With force (to show what today's server allows) no isolation= is given.
+# in force (a device without type 2 windows refuses isolation=window).
+# With force (to show what a server without isolation allows) isolation=none.
 isolated_server() {
 	local name=$1 kind=$2 force=$3 iso=(--isolation=window)
 	shift 3
-	[[ $force == force ]] && iso=()
+	[[ $force == force ]] && iso=(--isolation=none)
 	ENGINE_CHECK_REGIONS_TO="$(case_dir)/regions" LD_PRELOAD=$ENGINE_CHECK \
 		fio_server "$kind" "${iso[@]}" "$@"
 	server_listens 30 && return 0
