@@ -13,7 +13,7 @@
         target's egress delayed by about PCT %. Every pair of the bN is
         compared by the rule `rpma-qualify compare` applies
         (rpma_qualify.compare), and each sPCT against every bN. Writes
-        DIR/power.md (the tables) and DIR/power.json; exit 0 when the
+        DIR/summary.md (the tables) and DIR/power.json; exit 0 when the
         goals hold: at least 10 pairs of one build, none called
         different on any point and metric, and the 25 % slowdown flagged
         (lat_p50 a regression) on every point against every base run.
@@ -150,7 +150,7 @@ def cmd_judge(a):
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "power.json"), "w") as f:
         json.dump(j, f, indent=1)
-    with open(os.path.join(a.out, "power.md"), "w") as f:
+    with open(os.path.join(a.out, "summary.md"), "w") as f:
         f.write(text)
     print(text, end="")
     goals = [
