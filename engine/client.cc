@@ -825,14 +825,17 @@ Result Client::stall_check(size_t in_flight)
 	       options_of(td_).serverip,
 	       static_cast<long long>(
 		       std::chrono::duration_cast<std::chrono::seconds>(OPERATION_TIMEOUT).count()),
-	       in_flight, native_ops_suspect().c_str());
+	       in_flight, native_ops_suspect(IBV_WC_SUCCESS).c_str());
 	return job_failed(td_, ETIMEDOUT, "completion");
 }
 
-// A responder whose device lacks a native verb may drop it without an
-// answer (rxe before Linux 6.2 does: docs/persistence.md), which looks like
-// a silent server: say so when this job posts native verbs.
-std::string Client::native_ops_suspect() const
+// What native verbs this job posts may have to do with a failure: a
+// responder whose device lacks one may drop it without an answer (rxe
+// before Linux 6.2 does: docs/persistence.md), which looks like a silent
+// server (status IBV_WC_SUCCESS: no completion came); and a memory window
+// carries no flush right, so a server with isolation=window refuses native
+// flushes and atomic writes with a remote access error.
+std::string Client::native_ops_suspect(ibv_wc_status status) const
 {
 	int used = 0, device = 0;
 	if (persistence_without_flush() || rpma_peer_get_native_ops(peer_, &used, &device) || !used)
@@ -840,8 +843,16 @@ std::string Client::native_ops_suspect() const
 	const char *verbs = used == RPMA_NATIVE_OP_FLUSH          ? "flushes"
 			    : used == RPMA_NATIVE_OP_ATOMIC_WRITE ? "atomic writes"
 								  : "flushes and atomic writes";
+	const std::string chooser = native_ops_chooser(options_of(td_).native_ops);
+	if (status == IBV_WC_REM_ACCESS_ERR)
+		return std::string("; this job posts native ") + verbs + " (" + chooser +
+		       "), which a server with isolation=window refuses (a memory window "
+		       "carries no flush right): run the server with isolation=none, or this "
+		       "job with native_ops=none";
+	if (status != IBV_WC_SUCCESS)
+		return {};
 	return std::string(", or its device does not execute the native ") + verbs +
-	       " this job posts (" + native_ops_chooser(options_of(td_).native_ops) +
+	       " this job posts (" + chooser +
 	       "; rxe before Linux 6.2 drops them unanswered): try native_ops=none";
 }
 
@@ -854,8 +865,8 @@ Result Client::completion_token(const ibv_wc &wc, unsigned t, uint64_t *token)
 		if (replicated())
 			return lose_target(t, ibv_wc_status_str(wc.status));
 		report(td_,
-		       "an RDMA operation failed: %s (did the server stop or the link go down?)",
-		       ibv_wc_status_str(wc.status));
+		       "an RDMA operation failed: %s (did the server stop or the link go down?)%s",
+		       ibv_wc_status_str(wc.status), native_ops_suspect(wc.status).c_str());
 		return job_failed(td_, EIO, "completion");
 	}
 	*token = 0;

@@ -166,7 +166,7 @@ private:
 	Result check_server(const Workspace &ws, const Target &target);
 	void tell_native_ops();
 	// What a stalled job's message adds when it posts native verbs.
-	std::string native_ops_suspect() const;
+	std::string native_ops_suspect(ibv_wc_status status) const;
 	RPMA_INLINE size_t post(io_u *const *batch, size_t n);
 	// The helpers of the per-I/O paths are inlined into them: their calls'
 	// register saves and restores cost as much as their work.

@@ -224,8 +224,9 @@ aof_native_case() {
 			echo "  $name: no kprobes on rxe ($(cat "$(case_dir)/probe.log"))"
 		fi
 	fi
+	# isolation=none: native flushes and atomic writes pass no window
 	fio_server aof --aof_mode=apm --filename="$RPMA_TEST_DEVDAX" --direct_write_to_pmem=1 \
-		--numjobs=2 --size=2m
+		--numjobs=2 --size=2m --isolation=none
 	native_ops_client aof_client aof_mode=apm
 	crc=$?
 	wait_exit "$(pid_of server)" 30

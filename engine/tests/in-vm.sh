@@ -111,6 +111,7 @@ examples_case aof normal,json
 distributed_case
 pmem_cases
 native_ops_case
+native_ops_window
 fsdax_cases
 error_cases
 safety_cases

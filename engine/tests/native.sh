@@ -124,6 +124,30 @@ native_ops_client() {
 	wait_exit $! 300
 }
 
+# native_ops_window: a client whose job posts native flushes and atomic
+# writes, against a server with isolation=window, fails saying to run the
+# server with isolation=none; the job of emulated ones beside it completes
+native_ops_window() {
+	local name=apm-native-ops-through-a-window
+	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
+		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
+		return
+	fi
+	if ! native_possible 45; then
+		skip "$name" "no native flush here (kernel $(uname -r))"
+		return
+	fi
+	begin_case "$name"
+	fio_server apm --filename="$RPMA_TEST_DEVDAX" --direct_write_to_pmem=1 --numjobs=2 \
+		--size=2m --iodepth=1 --isolation=window
+	native_ops_client apm_client
+	fact client.status $?
+	waited server "$(pid_of server)" 30 >/dev/null
+	expect "$name" status client failed
+	expect "$name" says client "which a server with isolation=window refuses" \
+		"run the server with isolation=none"
+}
+
 native_ops_case() {
 	local name=apm-native-ops-per-job crc src job line probe=no
 	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
@@ -138,9 +162,11 @@ native_ops_case() {
 			echo "  $name: no kprobe on rxe_flush_pmem_iova ($(cat "$(case_dir)/probe.log"))"
 		fi
 	fi
-	# 2 MiB each: a Device DAX maps at its alignment
+	# 2 MiB each: a Device DAX maps at its alignment; isolation=none: a
+	# memory window carries no flush right (docs/engines.md, "Isolation of
+	# clients")
 	fio_server apm --filename="$RPMA_TEST_DEVDAX" --direct_write_to_pmem=1 --numjobs=2 \
-		--size=2m --iodepth=1
+		--size=2m --iodepth=1 --isolation=none
 	native_ops_client apm_client
 	crc=$?
 	wait_exit "$(pid_of server)" 30

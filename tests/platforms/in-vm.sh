@@ -64,7 +64,7 @@ engine_cases() {
 }
 if [[ -f $build/engine/.libs/librpma_apm_client.so ]]; then
 	part "engines: native_ops per job, the append-only log" engine_cases \
-		"native_ops_case; aof_native_case; aof_writes gpspm"
+		"native_ops_case; native_ops_window; aof_native_case; aof_writes gpspm"
 else
 	part_skip engines "not built for this userspace (the build log says why)"
 fi
