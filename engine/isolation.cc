@@ -20,18 +20,20 @@ std::optional<Isolation> parse_isolation(const char *text, std::string *why)
 
 IsolationChoice choose_isolation(Isolation asked, bool capable, const std::string &device)
 {
+	// what each mode means for the clients, said in the start note
+	const std::string isolated = "each client reaches its own range only, through a memory "
+				     "window bound on its connection";
+	const std::string exposed = "a client that learns or guesses another's key reaches "
+				    "that client's range";
 	IsolationChoice c;
 	switch (asked) {
 	case Isolation::None:
-		c.why = "isolation=none, as the job asks: a client that learns or guesses "
-			"another's "
-			"key reaches that client's range";
+		c.why = "isolation=none, as the job asks: " + exposed;
 		break;
 	case Isolation::Window:
 		c.windows = capable;
 		c.refused = !capable;
-		c.why = capable ? "isolation=window, as the job asks: each client reaches its own "
-				  "range only, through a memory window bound on its connection"
+		c.why = capable ? "isolation=window, as the job asks: " + isolated
 				: "isolation=window: " + device +
 					  " offers no type 2 memory windows (isolation=none serves "
 					  "without them, each client trusted not to use another's "
@@ -39,13 +41,10 @@ IsolationChoice choose_isolation(Isolation asked, bool capable, const std::strin
 		break;
 	case Isolation::Default:
 		c.windows = capable;
-		c.why = capable ? "isolation=window: each client reaches its own range only, "
-				  "through a memory window bound on its connection (" +
-					  device + " offers type 2 windows)"
+		c.why = capable ? "isolation=window: " + isolated + " (" + device +
+					  " offers type 2 windows)"
 				: "isolation=none: " + device +
-					  " offers no type 2 memory windows: a client that learns "
-					  "or "
-					  "guesses another's key reaches that client's range";
+					  " offers no type 2 memory windows: " + exposed;
 		break;
 	}
 	return c;
