@@ -213,11 +213,11 @@ private:
 	// Replicas: each record is copied here, and sent to every replica from
 	// here, not from its io_u. fio refills an io_u's buffer as soon as the
 	// quorum holds its append, while a replica that lags may not have sent
-	// it yet: it would send the next record's bytes (issue 47's power-off
-	// test saw them under a replica's tail pointer). A slot is used again
-	// after stage_slots_ writes, and a live replica never owes more than
-	// 2 * iodepth of them (Quorum's lag: iodepth behind the released point,
-	// which is at most iodepth behind the last write posted).
+	// it yet: it would send the next record's bytes, which that replica's
+	// tail pointer then covers (tests/twohosts/aof-poweroff --replicas). A
+	// slot is used again after stage_slots_ writes, and a live replica never
+	// owes more than 2 * iodepth of them (Quorum's lag: iodepth behind the
+	// released point, which is at most iodepth behind the last write posted).
 	std::vector<char> stage_;
 	rpma_mr_local *stage_mr_ = nullptr;
 	size_t stage_slot_ = 0, stage_slots_ = 0;

@@ -247,8 +247,8 @@ allow_strangers() {
 }
 
 # isolated_server NAME KIND [force] ARGS...: a server of KIND with
-# isolation=window (memory windows: issue 44's isolation of clients from
-# each other), its registrations written to the case's "regions"
+# isolation=window (a memory window per client: docs/engines.md,
+# "Isolation of clients"), its registrations written to the case's "regions"
 # (engine_check.cc, ENGINE_CHECK_REGIONS_TO). True once it listens; false,
 # the case recorded SKIP with the server's reason, where isolation is not
 # in force (a device without type 2 windows refuses isolation=window).
