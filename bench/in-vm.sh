@@ -16,6 +16,7 @@
 #   BENCH_ROWS            a regular expression: only the fio rows it matches
 #   BENCH_FIO_ONLY        1: no perftest, no rpma-bench (quick comparisons)
 #   BENCH_SCALING         1: only the scaling rows and the latency baselines
+#   BENCH_ISOLATION       1 (with BENCH_SCALING): memory windows against none
 #   BENCH_CLIENTS_NICE    the scaling rows' client fio runs at this nice (0)
 #   CM_LOG_SO             cm-log.so, preloaded into the scaling rows' fio
 #   BENCH_CONNECT         1: only rpma-bench --connections (1, 16, 64)

@@ -167,6 +167,17 @@ def first_error(*paths):
     return None
 
 
+def isolation_in_force(path):
+    """the isolation the server's start note names (engine/isolation.cc:
+    "isolation=window: ..."), None when it wrote none"""
+    try:
+        with open(path, errors="replace") as f:
+            m = re.search(r"\bisolation=(window|none)\b", f.read())
+    except OSError:
+        return None
+    return m and m.group(1)
+
+
 def steady(base, connected, stopped):
     """a run's steady-state figures: the window, all jobs' IOPS in it
     and the CPU over it, from the client's IOPS logs and watch_pair's
@@ -203,7 +214,8 @@ def scaling_records(raw):
         rec = dict(record="scaling", kind=kind, nj=nj, busy=busy, impl=impl, round=int(rnd),
                    status=status, tf=opt_us(tf), tc=opt_us(tc), r0=opt_int(r0),
                    r1=opt_int(r1), ends=opt_int(ends), stopped=stopped == "1",
-                   stalled=stopped == "2")
+                   stalled=stopped == "2",
+                   isolation=isolation_in_force(base + ".server.log"))
         t_all = int(t0) / 1e6 + rec["tc"] if rec["tc"] is not None else None
         rec.update(steady(base, t_all, rec["stopped"]))
         w = rec.get("w", {})
@@ -262,6 +274,8 @@ def scaling(recs, o):
         r["host_us"] = median(x["h"]["vm_cores"] * 1e6 / x["iops"] for x in rs
                               if x["h"].get("vm_cores") and x.get("iops"))
         r["all"] = ", ".join(num(x.get("iops")) for x in rs)
+        r["rounds"] = [x.get("iops") for x in rs]
+        r["isolation"] = ", ".join(sorted({x.get("isolation") or "?" for x in rs}))
         why = sorted({x["why"] for x in rs if x.get("why")})
         r["status"] = ", ".join(x["status"] for x in rs) + (
             ("; SKIP: " if r["iops"] is None else "; failed rounds: ") + "; ".join(why)
@@ -328,14 +342,16 @@ def scaling(recs, o):
     o.append("| kind | busy | impl | numjobs | kB per job | beyond the region kB |")
     o.append("| --- | ---: | --- | ---: | ---: | ---: |")
     for (kind, nj, busy, impl), r in order:
-        # one server job of clients=1 is ours with one job
-        one = rows.get((kind, 1, busy, "ours" if impl == "one" else impl))
+        # one server job of clients=1 is ours with one job, unless the
+        # run has the row itself (--isolation)
+        one = rows.get((kind, 1, busy, impl)) or rows.get((kind, 1, busy, "ours"))
         if nj == 1 or not one or one["r1"] is None or r["r1"] is None:
             continue
         per = (r["r1"] - one["r1"]) / (nj - 1)
         o.append(f"| {kind} | {busy} | {impl} | 1 -> {nj} | {per:,.0f} | {per - 1024:,.0f} |")
     o.append("")
     one_thread(rows, o)
+    isolation(rows, o)
 
 
 def ratio(a, b):
@@ -399,6 +415,59 @@ def one_thread(rows, o):
                  f"{verdict(c256, c16 * 1.5 if c16 else None, False)}); IOPS per connection "
                  f"{num(p256)} against {num(p16)} ({num(ratio(p16, p256), '{:.2f}')}x fewer: "
                  f"{verdict(p256, p16 / 1.5 if p16 else None, True)}).")
+    o.append("")
+
+
+def overlap(a, b):
+    """whether the ranges of two lists of figures meet"""
+    a, b = [v for v in a if v is not None], [v for v in b if v is not None]
+    return bool(a and b) and min(a) <= max(b) and min(b) <= max(a)
+
+
+def isolation(rows, o):
+    """impl one (the server's default, isolation=window where the device
+    has type 2 windows) against one-none (isolation=none) at the same N:
+    what a window per client costs (bench/run --scaling --isolation)"""
+    pairs = [(k, r, rows.get((*k[:3], "one"))) for k, r in sorted(rows.items())
+             if k[3] == "one-none"]
+    if not pairs:
+        return
+    o.append("### What a memory window per client costs\n")
+    o.append("One server job with `clients=N` (impl one above) in the isolation the engine "
+             "chooses by default (each client's range behind a type 2 memory window bound on "
+             "its own connection, the region registered without remote rights) against the "
+             "same job with `isolation=none` (impl one-none: the region's own key, as before "
+             "windows), both in every round, side by side. Isolation: what each server's start "
+             "note said was in force. IOPS within the spread: the rounds' ranges of the two "
+             "meet. Server CPU per I/O: the target is 5 % (an APM server is not on the data "
+             "path: its figure is the bookkeeping of a passive target, near nothing either way). "
+             "Connected: from the client's start until all N connections are up, the target "
+             "1.2x. Memory: the connected server's RSS per connection from 1 to N.\n")
+    o.append("| kind | N | busy | isolation: window row / none row | IOPS per round: window | "
+             "none | within the spread | server CPU us / I/O: window | none | ratio | "
+             "connected s: window | none | ratio | server RSS kB per connection: window | "
+             "none |")
+    o.append("| --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | "
+             "---: | ---: | ---: |")
+
+    def per_conn(kind, nj, busy, impl):
+        r, one = rows.get((kind, nj, busy, impl)), rows.get((kind, 1, busy, impl))
+        if nj == 1 or not r or not one or r["r1"] is None or one["r1"] is None:
+            return None
+        return (r["r1"] - one["r1"]) / (nj - 1)
+
+    for (kind, nj, busy, _), none, win in pairs:
+        win = win or {}
+        cpu = ratio(win.get("cpu_us"), none["cpu_us"])
+        tc = ratio(win.get("tc"), none["tc"])
+        spread = overlap(win.get("rounds", []), none["rounds"])
+        o.append(f"| {kind} | {nj} | {busy} | {win.get('isolation', '-')} / "
+                 f"{none['isolation']} | {win.get('all', '-')} | {none['all']} | "
+                 f"{'yes' if spread else 'no'} | {num(win.get('cpu_us'), '{:.1f}')} | "
+                 f"{num(none['cpu_us'], '{:.1f}')} | {num(cpu, '{:.2f}')} | "
+                 f"{num(win.get('tc'), '{:.2f}')} | {num(none['tc'], '{:.2f}')} | "
+                 f"{num(tc, '{:.2f}')} | {num(per_conn(kind, nj, busy, 'one'))} | "
+                 f"{num(per_conn(kind, nj, busy, 'one-none'))} |")
     o.append("")
 
 
@@ -554,6 +623,10 @@ def summary(recs, results, is_connect):
     env = next((x for x in recs if x["record"] == "env"), {})
     if is_connect:
         o = ["# rpma benchmark: connecting without fio", ""]
+    elif any(x.get("impl") == "one-none" for x in recs):
+        o = ["# rpma benchmark: what a memory window per client costs", "",
+             "In the Soft-RoCE VM (see bench/README.md): our engines, one server job with "
+             "`clients=N`, in its default isolation and with `isolation=none`.", ""]
     else:
         o = ["# rpma benchmark: scaling and latency baselines", "",
              "In the Soft-RoCE VM (see bench/README.md): ours "

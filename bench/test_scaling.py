@@ -131,5 +131,51 @@ class Records(unittest.TestCase):
             self.assertIn("Too many open files", r["why"])
 
 
+class Isolation(unittest.TestCase):
+    """the table of bench/run --scaling --isolation: windows (impl one)
+    against none (one-none) at one N"""
+
+    def row(self, rounds, cpu_us, tc, r1, isolation):
+        return dict(rounds=rounds, all=", ".join(map(str, rounds)), cpu_us=cpu_us, tc=tc,
+                    r1=r1, isolation=isolation)
+
+    def table(self, win_rounds, none_rounds):
+        rows = {("gpspm", 1, "1", "one"): self.row([1], 1, 1, 2000, "window"),
+                ("gpspm", 1, "1", "one-none"): self.row([1], 1, 1, 2000, "none"),
+                ("gpspm", 16, "1", "one"): self.row(win_rounds, 10.5, 2.4, 2000 + 15 * 1100,
+                                                     "window"),
+                ("gpspm", 16, "1", "one-none"): self.row(none_rounds, 10.0, 2.0,
+                                                          2000 + 15 * 1090, "none")}
+        o = []
+        scaling.isolation(rows, o)
+        line, = [x for x in o if x.startswith("| gpspm | 16 |")]
+        return [c.strip() for c in line.split("|")[1:-1]]
+
+    def test_ranges_that_meet_are_within_the_spread(self):
+        c = self.table([9000, 10000], [9800, 11000])
+        self.assertEqual(c[3], "window / none")
+        self.assertEqual(c[6], "yes")
+        # 10.5 us against 10.0: 1.05; 2.4 s against 2.0: 1.20
+        self.assertEqual((c[9], c[12]), ("1.05", "1.20"))
+        self.assertEqual((c[13], c[14]), ("1,100", "1,090"))
+
+    def test_ranges_apart_are_not(self):
+        self.assertEqual(self.table([7000, 8000], [9800, 11000])[6], "no")
+
+    def test_no_table_without_the_none_rows(self):
+        o = []
+        scaling.isolation({("apm", 16, "1", "one"): self.row([1], 1, 1, 1, "window")}, o)
+        self.assertEqual(o, [])
+
+    def test_the_start_note_names_the_isolation(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "server.log")
+            with open(path, "w") as f:
+                f.write("server: (groupid=0) isolation=window: each client reaches its own "
+                        "range only\n")
+            self.assertEqual(scaling.isolation_in_force(path), "window")
+            self.assertIsNone(scaling.isolation_in_force(os.path.join(d, "missing")))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -41,7 +41,8 @@ impl_fio() {
 		ce_=(--ioengine="librpma_${kind}_client")
 		return
 	fi
-	# one: ours, one server job taking every connection (clients=N)
+	# one and one-none: ours, one server job taking every connection
+	# (clients=N), the second with isolation=none
 	cmd_=(fio) lib_=$RPMA_LIB_DIR
 	[[ $impl == base ]] && edir=$BENCH_BASE_ENGINE_DIR lib_=${BENCH_BASE_RPMA_LIB_DIR:-$RPMA_LIB_DIR}
 	se_=(--ioengine="external:$edir/librpma_${kind}_server.so")

@@ -119,10 +119,12 @@ scale_pair() {
 	local impl=$1 kind=$2 nj=$3 busy=$4 r=$5 cmd se ce s c cst sst extra=() lib t0 r0 w
 	local base=$BENCH_RAW/scaling/$kind.nj$nj.busy$busy.$impl.r$r sqd=16 snj=$nj ports=$nj
 	impl_fio "$impl" "$kind" cmd lib se ce
-	# one server job (one thread) for all: clients=N on one port
-	if [[ $impl == one ]]; then
+	# one server job (one thread) for all: clients=N on one port; one-none
+	# the same without memory windows
+	if [[ $impl == one* ]]; then
 		se+=(--clients="$nj") ce+=(--port_per_job=0) snj=1 ports=1
 	fi
+	[[ $impl == *-none ]] && se+=(--isolation=none)
 	# a sleeping GPSPM server: 256 spinning server threads on 2 CPUs
 	# would measure the scheduler
 	[[ $kind == gpspm ]] && extra=(--busy_wait_polling=0) sqd=32
@@ -218,10 +220,27 @@ latbase() {
 
 # scaling_runs: the latency baselines, then the rows, round after round
 scaling_runs() {
-	local port=$BENCH_PORT r nj kind spec
+	local port=$BENCH_PORT r nj kind spec impl
 	mkdir -p "$BENCH_RAW/scaling"
 	# a fio of 256 client jobs holds a few descriptors per connection
 	ulimit -n 65536
+	# --isolation: windows against none, alternately in each round; the
+	# clients spin where IOPS are compared (1 and 16), sleep at 256, where
+	# the time to connect is
+	if ((${BENCH_ISOLATION:-0})); then
+		for ((r = 1; r <= BENCH_ROUNDS; r++)); do
+			for spec in 1:1 16:1 256:0; do
+				for kind in apm gpspm; do
+					for impl in one one-none; do
+						nj=${spec%:*}
+						[[ $kind-nj$nj-busy${spec#*:}-$impl =~ ${BENCH_ROWS:-.} ]] || continue
+						scale_pair "$impl" "$kind" "$nj" "${spec#*:}" "$r"
+					done
+				done
+			done
+		done
+		return
+	fi
 	# --rows picks among "latbase" and KIND-njN-busyB-IMPL
 	[[ latbase =~ ${BENCH_ROWS:-.} ]] && latbase
 	# the reference's clients spin whatever busy_wait_polling says
