@@ -233,7 +233,9 @@ link_died() {
 # --- three guests: fio's client/server mode
 
 # fio_serve: fio's own server (fio --server) in this guest, for the fio
-# --client of the client guest, until D/end (or 30 minutes); D/ROLE.fio-server
+# --client of the client guest, until D/end (or the bed's --timeout, after
+# which the host kills the guest anyway: a bound of its own ended the
+# target of an hour's run half-way); D/ROLE.fio-server
 # once it listens. D/kill.ROLE asks for this guest's fio to be killed in the
 # middle of a run: every process of the server's but the one that listens
 # (the one that talks to the fio --client and the one that runs the jobs)
@@ -259,7 +261,7 @@ fio_serve() {
 		sleep 0.2
 	done
 	touch "$D/$role.fio-server"
-	end=$((SECONDS + 1800))
+	end=$((SECONDS + ${TWOHOSTS_TIMEOUT:-900}))
 	while [[ ! -e "$D/end" ]] && ((SECONDS < end)) && kill -0 "$pid" 2>/dev/null; do
 		n=''
 		[[ -e "$D/kill.$role" ]] && read -r n <"$D/kill.$role"
