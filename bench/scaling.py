@@ -451,7 +451,9 @@ def isolation(rows, o):
              "---: | ---: | ---: |")
 
     def per_conn(kind, nj, busy, impl):
-        r, one = rows.get((kind, nj, busy, impl)), rows.get((kind, 1, busy, impl))
+        # the row of 1 whatever its clients' busy: memory is the server's
+        r = rows.get((kind, nj, busy, impl))
+        one = next((v for k, v in rows.items() if k[:2] == (kind, 1) and k[3] == impl), None)
         if nj == 1 or not r or not one or r["r1"] is None or one["r1"] is None:
             return None
         return (r["r1"] - one["r1"]) / (nj - 1)
