@@ -84,7 +84,7 @@ void GpspmServer::configure(rpma_conn_cfg *cfg)
 // it may send its first request as soon as it is connected.
 Result GpspmServer::prepare(Connection &conn)
 {
-	Client &c = client(conn);
+	ServedClient &c = client(conn);
 	if (c.msg_mr) // an earlier request that did not come
 		return Result::DONE;
 	c.msgs.assign(layout_.bytes(), 0);
@@ -103,7 +103,7 @@ Result GpspmServer::post(size_t id)
 {
 	// Invariant: every id names a slot of a client's share.
 	assert(id < clients() * slots_);
-	Client &c = client(connection(id / slots_));
+	ServedClient &c = client(connection(id / slots_));
 	int ret = rpma_srq_recv(srq_, c.msg_mr, layout_.recv_off(id % slots_), MSG_ROOM,
 				reinterpret_cast<const void *>(id));
 	return ret ? rpma_failed(td_, "rpma_srq_recv", ret) : Result::DONE;
@@ -120,7 +120,7 @@ Result GpspmServer::flavour_ready()
 // afresh.
 void GpspmServer::dropped(Connection &conn)
 {
-	Client &c = client(conn);
+	ServedClient &c = client(conn);
 	c.waiting.clear();
 	c.answers = 0;
 	c.next_room = 0;
@@ -159,7 +159,7 @@ Result GpspmServer::received(const ibv_wc &wc)
 		return Result::FAILED;
 	if (!conn || !conn->live())
 		return Result::DONE; // what is left of a client gone
-	Client &c = client(*conn);
+	ServedClient &c = client(*conn);
 	if (wc.status != IBV_WC_SUCCESS) {
 		lose(c, EIO, "had a message fail: %s", ibv_wc_status_str(wc.status));
 		return Result::DONE;
@@ -206,7 +206,7 @@ Result GpspmServer::answer_backlog()
 	size_t kept = 0;
 	// kept never passes the one read: the list shrinks in place
 	for (const size_t k : backlog_) {
-		Client &c = client(connection(k));
+		ServedClient &c = client(connection(k));
 		Result r = Result::DONE;
 		while (c.live() && !c.waiting.empty() &&
 		       (r = answer(c, c.waiting.front())) == Result::DONE)
@@ -224,7 +224,7 @@ Result GpspmServer::answer_backlog()
 	return Result::DONE;
 }
 
-Result GpspmServer::answer(Client &c, const FlushRequest &req)
+Result GpspmServer::answer(ServedClient &c, const FlushRequest &req)
 {
 	if (c.answers == slots_ && failed(take_completions(c)))
 		return Result::FAILED;
@@ -268,7 +268,7 @@ Result GpspmServer::completion(Connection &conn, const ibv_wc &wc)
 		lose(conn, EIO, "had an answer to it fail: %s", ibv_wc_status_str(wc.status));
 		return Result::DONE;
 	}
-	Client &c = client(conn);
+	ServedClient &c = client(conn);
 	// Invariant: a completion only of an answer that went out.
 	assert(c.answers > 0);
 	c.answers--;
