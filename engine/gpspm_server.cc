@@ -42,13 +42,11 @@ Result GpspmServer::open(fio_file *f)
 	rpma_srq_cfg_set_rcq_size(cfg, static_cast<uint32_t>(n * slots_));
 	ret = rpma_srq_new(peer_, cfg, &srq_);
 	rpma_srq_cfg_delete(&cfg);
-	if (ret) {
-		report(td_,
-		       "cannot make a shared receive queue of %zu entries (clients=%zu times "
-		       "iodepth=%u): the device's limit may be lower",
-		       n * slots_, n, slots_);
-		return rpma_failed(td_, "rpma_srq_new", ret);
-	}
+	if (ret)
+		return rpma_failed(td_, "rpma_srq_new", ret,
+				   "cannot make a shared receive queue of %zu entries (clients=%zu "
+				   "times iodepth=%u): the device's limit may be lower",
+				   n * slots_, n, slots_);
 	rpma_srq_get_rcq(srq_, &rcq_);
 	rpma_cq_get_fd(rcq_, &rcq_fd_);
 	return Result::DONE;
@@ -64,12 +62,11 @@ Result GpspmServer::fits_device(size_t receives)
 	const size_t room = std::min(attr.max_srq_wr, attr.max_cqe);
 	if (receives <= room)
 		return Result::DONE;
-	report(td_,
-	       "clients=%zu times iodepth=%u is %zu receives, more than the device's shared "
-	       "receive queue or its completion queue hold (%zu): lower iodepth= or clients=, "
-	       "or spread the clients over more server jobs",
-	       clients(), slots_, receives, room);
-	return job_failed(td_, EINVAL, "clients");
+	return fail(td_, EINVAL, "clients",
+		    "clients=%zu times iodepth=%u is %zu receives, more than the device's shared "
+		    "receive queue or its completion queue hold (%zu): lower iodepth= or clients=, "
+		    "or spread the clients over more server jobs",
+		    clients(), slots_, receives, room);
 }
 
 void GpspmServer::configure(rpma_conn_cfg *cfg)
