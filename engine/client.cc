@@ -133,7 +133,7 @@ Result Client::parse_targets()
 		x.port = job_port(td_, ports.size() == 1 ? o.port : ports[t].c_str(),
 				  o.port_per_job);
 		if (x.port.empty())
-			return job_failed(td_, EINVAL, "port");
+			return Result::FAILED;
 		for (unsigned u = 0; u < t; u++)
 			if (targets_[u].ip == x.ip && targets_[u].port == x.port)
 				return fail(

@@ -63,7 +63,7 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 		return fio_status(fail(td, EINVAL, "serverip",
 				       "serverip= (the address to listen on) is not set"));
 	if (job_port(td).empty())
-		return fio_status(job_failed(td, EINVAL, "port"));
+		return fio_status(Result::FAILED);
 
 	std::unique_ptr<Server> s = make();
 	s->td_ = td;
@@ -149,7 +149,7 @@ Result Server::open(fio_file *f)
 			    std::strerror(err));
 	port_ = job_port(td_);
 	if (port_.empty())
-		return job_failed(td_, EINVAL, "port");
+		return Result::FAILED;
 	if (Result r = listen(); r != Result::DONE)
 		return r;
 	listening_since_ = Clock::now();
