@@ -68,27 +68,23 @@ private:
 			return r;
 		const thread_options &o = td_->o;
 		const char *rw = ddir_str(static_cast<td_ddir>(o.td_ddir));
-		if (o.td_ddir != TD_DDIR_WRITE && o.td_ddir != TD_DDIR_READ) {
-			report(td_,
-			       "rw=%s: an append-only log is appended to (rw=write) or read "
-			       "back (rw=read), in order",
-			       rw);
-			return job_failed(td_, EINVAL, "rw");
-		}
+		if (o.td_ddir != TD_DDIR_WRITE && o.td_ddir != TD_DDIR_READ)
+			return fail(td_, EINVAL, "rw",
+				    "rw=%s: an append-only log is appended to (rw=write) or read "
+				    "back (rw=read), in order",
+				    rw);
 		if (o.td_ddir == TD_DDIR_READ)
 			return Result::DONE;
-		if (const char *option = moves_appends(o)) {
-			report(td_,
-			       "%s: an append-only log is appended to from its beginning, each "
-			       "record right after the last, in one file",
-			       option);
-			return job_failed(td_, EINVAL, option);
-		}
-		if (o.time_based || o.loops > 1 || (o.io_size && o.size && o.io_size > o.size)) {
-			report(td_, "the log is appended to once over: size the run with "
+		if (const char *option = moves_appends(o))
+			return fail(
+				td_, EINVAL, option,
+				"%s: an append-only log is appended to from its beginning, each "
+				"record right after the last, in one file",
+				option);
+		if (o.time_based || o.loops > 1 || (o.io_size && o.size && o.io_size > o.size))
+			return fail(td_, EINVAL, "size",
+				    "the log is appended to once over: size the run with "
 				    "size= (io_size= at most that), without time_based or loops=");
-			return job_failed(td_, EINVAL, "size");
-		}
 		next_append_ = 0;
 		return Result::DONE;
 	}
@@ -108,13 +104,12 @@ private:
 			if (*end || errno || *text == '-')
 				needed = 0;
 		}
-		if (needed < 1 || needed > ntargets_) {
-			report(td_,
-			       "write_quorum=%s: an append is acknowledged by 1 to %u replicas "
-			       "(all: every one)",
-			       text, ntargets_);
-			return job_failed(td_, EINVAL, "write_quorum");
-		}
+		if (needed < 1 || needed > ntargets_)
+			return fail(
+				td_, EINVAL, "write_quorum",
+				"write_quorum=%s: an append is acknowledged by 1 to %u replicas "
+				"(all: every one)",
+				text, ntargets_);
 		needed_ = static_cast<unsigned>(needed);
 		if (replicated())
 			quorum_.reserve(ntargets_, needed_, td_->o.iodepth,
@@ -148,14 +143,12 @@ private:
 		const thread_options &o = td_->o;
 		if (next_append_ == NOT_APPENDING || started_)
 			return Result::DONE;
-		if (o.io_size && o.io_size > f->io_size) {
-			report(td_,
-			       "io_size=%llu: more than the %llu bytes of the log's records, "
-			       "which are appended to once over",
-			       static_cast<unsigned long long>(o.io_size),
-			       static_cast<unsigned long long>(f->io_size));
-			return job_failed(td_, EINVAL, "io_size");
-		}
+		if (o.io_size && o.io_size > f->io_size)
+			return fail(td_, EINVAL, "io_size",
+				    "io_size=%llu: more than the %llu bytes of the log's records, "
+				    "which are appended to once over",
+				    static_cast<unsigned long long>(o.io_size),
+				    static_cast<unsigned long long>(f->io_size));
 		started_ = true;
 		return start_log();
 	}
@@ -214,10 +207,9 @@ private:
 	Result connected(const Workspace &ws, unsigned t) override
 	{
 		const Target &x = targets_[t];
-		if (ws.max_msg_num == 0) {
-			report(td_, "the log's server takes no messages (max_msg_num 0)");
-			return job_failed(td_, EPROTO, "connect");
-		}
+		if (ws.max_msg_num == 0)
+			return fail(td_, EPROTO, "connect",
+				    "the log's server takes no messages (max_msg_num 0)");
 		if (mode_ == AofMode::GPSPM)
 			return requests_[t].setup(td_, peer_, x.conn,
 						  std::min<uint32_t>(td_->o.iodepth,
@@ -369,14 +361,14 @@ private:
 			     ull(quorum_.durable(t)), why, live, live == 1 ? "" : "s", needed_);
 			return Result::DONE;
 		}
-		report(td_,
-		       "the write quorum is lost: %s dropped at log offset %llu: %s; %u replica%s "
-		       "left, write_quorum=%u: the appends at log offsets [%llu, %llu) "
-		       "(%zu I/O%s in flight) could not be acknowledged",
-		       name.c_str(), ull(quorum_.durable(t)), why, live, live == 1 ? "" : "s",
-		       needed_, ull(quorum_.released()), ull(next_append_), in_flight(),
-		       in_flight() == 1 ? "" : "s");
-		return job_failed(td_, EIO, "write quorum");
+		return fail(
+			td_, EIO, "write quorum",
+			"the write quorum is lost: %s dropped at log offset %llu: %s; %u replica%s "
+			"left, write_quorum=%u: the appends at log offsets [%llu, %llu) "
+			"(%zu I/O%s in flight) could not be acknowledged",
+			name.c_str(), ull(quorum_.durable(t)), why, live, live == 1 ? "" : "s",
+			needed_, ull(quorum_.released()), ull(next_append_), in_flight(),
+			in_flight() == 1 ? "" : "s");
 	}
 
 	Result stalled() override

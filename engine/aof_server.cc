@@ -39,18 +39,15 @@ class AofServer final : public GpspmServer {
 	Result open(fio_file *f) override
 	{
 		mode_ = static_cast<AofMode>(options_of(td_).aof_mode);
-		if (options_of(td_).clients > 1) {
-			report(td_, "clients=%u: a log has one writer: one client per server job",
-			       options_of(td_).clients);
-			return job_failed(td_, EINVAL, "clients");
-		}
-		if (td_->o.size <= LOG_OFFSET) {
-			report(td_,
-			       "size=%llu: the log needs more than its first %u bytes, which "
-			       "hold its tail pointer",
-			       static_cast<unsigned long long>(td_->o.size), LOG_OFFSET);
-			return job_failed(td_, EINVAL, "size");
-		}
+		if (options_of(td_).clients > 1)
+			return fail(td_, EINVAL, "clients",
+				    "clients=%u: a log has one writer: one client per server job",
+				    options_of(td_).clients);
+		if (td_->o.size <= LOG_OFFSET)
+			return fail(td_, EINVAL, "size",
+				    "size=%llu: the log needs more than its first %u bytes, which "
+				    "hold its tail pointer",
+				    static_cast<unsigned long long>(td_->o.size), LOG_OFFSET);
 		return GpspmServer::open(f);
 	}
 
@@ -59,10 +56,9 @@ class AofServer final : public GpspmServer {
 		auto encoded = encode_aof_workspace(mode_, receives(c),
 						    options_of(td_).direct_write_to_pmem,
 						    LOG_OFFSET, descriptor_of(c));
-		if (!encoded) {
-			report(td_, "the memory descriptor does not fit the workspace");
-			return job_failed(td_, EOVERFLOW, "workspace");
-		}
+		if (!encoded)
+			return fail(td_, EOVERFLOW, "workspace",
+				    "the memory descriptor does not fit the workspace");
 		ws->assign(encoded->begin(), encoded->end());
 		return Result::DONE;
 	}
@@ -115,27 +111,25 @@ class AofServer final : public GpspmServer {
 	{
 		const uint64_t tail = load_log_tail(mem_.base() + LOG_TAIL_OFFSET);
 		const uint64_t room = mem_.size() - LOG_OFFSET;
-		if (tail > room) {
-			report(td_,
-			       "the log's tail pointer says %llu bytes, past the log's end (%llu "
-			       "bytes): it is torn or was written wrongly",
-			       ull(tail), ull(room));
-			return job_failed(td_, EIO, "log check");
-		}
+		if (tail > room)
+			return fail(
+				td_, EIO, "log check",
+				"the log's tail pointer says %llu bytes, past the log's end (%llu "
+				"bytes): it is torn or was written wrongly",
+				ull(tail), ull(room));
 		if (notice.offset == AOF_NOTHING_APPENDED) {
 			note("%s[%u]: the client appended nothing; the log holds %llu bytes\n",
 			     td_->io_ops->name, td_->thread_number, ull(tail));
 			return Result::DONE;
 		}
-		if (tail != notice.offset) {
-			report(td_,
-			       "the log's tail pointer says %llu bytes, but the client appended "
-			       "%llu: records acknowledged to it are %s",
-			       ull(tail), ull(notice.offset),
-			       tail < notice.offset ? "not covered by the pointer"
-						    : "fewer than the pointer covers");
-			return job_failed(td_, EIO, "log check");
-		}
+		if (tail != notice.offset)
+			return fail(
+				td_, EIO, "log check",
+				"the log's tail pointer says %llu bytes, but the client appended "
+				"%llu: records acknowledged to it are %s",
+				ull(tail), ull(notice.offset),
+				tail < notice.offset ? "not covered by the pointer"
+						     : "fewer than the pointer covers");
 		note("%s[%u]: log checked: its tail pointer covers the %llu bytes the client "
 		     "appended\n",
 		     td_->io_ops->name, td_->thread_number, ull(tail));
@@ -144,21 +138,20 @@ class AofServer final : public GpspmServer {
 
 	Result persisted(const FlushRequest &req) override
 	{
-		if (mode_ == AofMode::APM) {
-			report(td_,
-			       "a flush request for [%llu, +%llu): with aof_mode=apm the client "
-			       "flushes by itself and sends none",
-			       ull(req.offset), ull(req.length));
-			return job_failed(td_, EPROTO, "flush request");
-		}
+		if (mode_ == AofMode::APM)
+			return fail(
+				td_, EPROTO, "flush request",
+				"a flush request for [%llu, +%llu): with aof_mode=apm the client "
+				"flushes by itself and sends none",
+				ull(req.offset), ull(req.length));
 		if (is_aof_start_request(req)) {
 			tail_ = 0;
 		} else if (req.offset != LOG_OFFSET + tail_) {
-			report(td_,
-			       "a flush request for [%llu, +%llu) does not start at the log's end "
-			       "(%llu + %llu bytes): a log has no hole and never steps back",
-			       ull(req.offset), ull(req.length), ull(LOG_OFFSET), ull(tail_));
-			return job_failed(td_, EPROTO, "flush request");
+			return fail(
+				td_, EPROTO, "flush request",
+				"a flush request for [%llu, +%llu) does not start at the log's end "
+				"(%llu + %llu bytes): a log has no hole and never steps back",
+				ull(req.offset), ull(req.length), ull(LOG_OFFSET), ull(tail_));
 		} else {
 			// the records are persistent: now the pointer that covers them
 			tail_ += req.length;

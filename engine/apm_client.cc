@@ -66,8 +66,8 @@ private:
 	{
 		if (notice_taken_)
 			return notice_.completion(wc, token);
-		report(td_, "unexpected completion (opcode %d)", wc.opcode);
-		return job_failed(td_, EPROTO, "completion");
+		return fail(td_, EPROTO, "completion", "unexpected completion (opcode %d)",
+			    wc.opcode);
 	}
 
 	void finish() override

@@ -30,16 +30,14 @@ Result apm_flush_type(thread_data *td, rpma_conn *conn, rpma_mr_remote *remote, 
 	int usage;
 	rpma_mr_remote_get_flush_type(remote, &usage);
 	if (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) {
-		if (!ws.direct_write_to_pmem) {
-			report(td,
-			       "the server's memory is persistent, but an APM "
-			       "flush makes RDMA writes persistent only if they "
-			       "reach PMem directly, which the server does not "
-			       "declare (direct_write_to_pmem=1, with DDIO off); "
-			       "use %s instead",
-			       gpspm);
-			return job_failed(td, EINVAL, "direct_write_to_pmem");
-		}
+		if (!ws.direct_write_to_pmem)
+			return fail(td, EINVAL, "direct_write_to_pmem",
+				    "the server's memory is persistent, but an APM "
+				    "flush makes RDMA writes persistent only if they "
+				    "reach PMem directly, which the server does not "
+				    "declare (direct_write_to_pmem=1, with DDIO off); "
+				    "use %s instead",
+				    gpspm);
 		*type = RPMA_FLUSH_TYPE_PERSISTENT;
 		return trust_direct_write(td, conn);
 	}
@@ -52,9 +50,9 @@ Result apm_flush_type(thread_data *td, rpma_conn *conn, rpma_mr_remote *remote, 
 		*type = RPMA_FLUSH_TYPE_VISIBILITY;
 		return Result::DONE;
 	}
-	report(td, "the server's memory can be flushed neither to "
-		   "persistence nor to visibility");
-	return job_failed(td, EPROTO, "connect");
+	return fail(td, EPROTO, "connect",
+		    "the server's memory can be flushed neither to "
+		    "persistence nor to visibility");
 }
 
 }

@@ -14,19 +14,23 @@ namespace {
 
 class ApmServer final : public Server {
 	// A client's end-of-run notice.
-	struct Client : Connection {
-		~Client() override
+	struct ServedClient : Connection {
+		~ServedClient() override
 		{
 			close_connection(&conn); // before the notice's receive buffer
 		}
 
 		EndNotice notice;
 	};
-	static Client &client(Connection &c) { return static_cast<Client &>(c); }
+	static ServedClient &client(Connection &c) { return static_cast<ServedClient &>(c); }
+	static const ServedClient &client(const Connection &c)
+	{
+		return static_cast<const ServedClient &>(c);
+	}
 
 	std::unique_ptr<Connection> new_connection() const override
 	{
-		return std::make_unique<Client>();
+		return std::make_unique<ServedClient>();
 	}
 
 	Result accepting(Connection &c, rpma_conn_req *req) override
@@ -36,7 +40,7 @@ class ApmServer final : public Server {
 
 	uint16_t receives(const Connection &c) const override
 	{
-		return static_cast<const Client &>(c).notice.receives();
+		return client(c).notice.receives();
 	}
 
 	// The probe's completion and the notice's are the only ones there are.
@@ -51,10 +55,7 @@ class ApmServer final : public Server {
 	}
 
 	// an old client promises no notice: nothing said
-	bool said_end(const Connection &c) const override
-	{
-		return static_cast<const Client &>(c).notice.came();
-	}
+	bool said_end(const Connection &c) const override { return client(c).notice.came(); }
 
 	bool ended_run(Connection &c) override
 	{

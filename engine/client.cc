@@ -63,11 +63,10 @@ void Client::release_buffers()
 
 int Client::init(thread_data *td, std::unique_ptr<Client> (*make)())
 {
-	if (td_trim(td)) {
-		report(td, "trim is not supported (rw=%s)",
-		       ddir_str(static_cast<td_ddir>(td->o.td_ddir)));
-		return fio_status(job_failed(td, EINVAL, "Not supported mode."));
-	}
+	if (td_trim(td))
+		return fio_status(fail(td, EINVAL, "Not supported mode.",
+				       "trim is not supported (rw=%s)",
+				       ddir_str(static_cast<td_ddir>(td->o.td_ddir))));
 	setup_rpma_logging();
 	std::unique_ptr<Client> c = make();
 	c->td_ = td;
@@ -104,34 +103,29 @@ std::vector<std::string> split_list(const char *text)
 Result Client::parse_targets()
 {
 	const Options &o = options_of(td_);
-	if (!o.serverip || !*o.serverip) {
-		report(td_, "serverip= is not set");
-		return job_failed(td_, EINVAL, "serverip");
-	}
+	if (!o.serverip || !*o.serverip)
+		return fail(td_, EINVAL, "serverip", "serverip= is not set");
 	const std::vector<std::string> ips = split_list(o.serverip);
 	const std::vector<std::string> ports = split_list(o.port ? o.port : "");
 	if (ips.size() > max_targets()) {
 		if (max_targets() == 1)
-			report(td_,
-			       "serverip=%s: %zu servers: only librpma_aof_client appends to "
-			       "replicas",
-			       o.serverip, ips.size());
-		else
-			report(td_, "serverip=%s: %zu servers: a log has 1 to %u replicas",
-			       o.serverip, ips.size(), max_targets());
-		return job_failed(td_, EINVAL, "serverip");
+			return fail(td_, EINVAL, "serverip",
+				    "serverip=%s: %zu servers: only librpma_aof_client appends to "
+				    "replicas",
+				    o.serverip, ips.size());
+		return fail(td_, EINVAL, "serverip",
+			    "serverip=%s: %zu servers: a log has 1 to %u replicas", o.serverip,
+			    ips.size(), max_targets());
 	}
 	for (const std::string &ip : ips)
-		if (ip.empty()) {
-			report(td_, "serverip=%s: an empty address", o.serverip);
-			return job_failed(td_, EINVAL, "serverip");
-		}
-	if (ports.size() != 1 && ports.size() != ips.size()) {
-		report(td_,
-		       "port=%s: %zu ports for %zu servers (one port for all, or one for each)",
-		       o.port, ports.size(), ips.size());
-		return job_failed(td_, EINVAL, "port");
-	}
+		if (ip.empty())
+			return fail(td_, EINVAL, "serverip", "serverip=%s: an empty address",
+				    o.serverip);
+	if (ports.size() != 1 && ports.size() != ips.size())
+		return fail(
+			td_, EINVAL, "port",
+			"port=%s: %zu ports for %zu servers (one port for all, or one for each)",
+			o.port, ports.size(), ips.size());
 	ntargets_ = static_cast<unsigned>(ips.size());
 	for (unsigned t = 0; t < ntargets_; t++) {
 		Target &x = targets_[t];
@@ -139,14 +133,13 @@ Result Client::parse_targets()
 		x.port = job_port(td_, ports.size() == 1 ? o.port : ports[t].c_str(),
 				  o.port_per_job);
 		if (x.port.empty())
-			return job_failed(td_, EINVAL, "port");
+			return Result::FAILED;
 		for (unsigned u = 0; u < t; u++)
-			if (targets_[u].ip == x.ip && targets_[u].port == x.port) {
-				report(td_,
-				       "%s:%s is named twice: each replica is a log of its own",
-				       x.ip.c_str(), x.port.c_str());
-				return job_failed(td_, EINVAL, "serverip");
-			}
+			if (targets_[u].ip == x.ip && targets_[u].port == x.port)
+				return fail(
+					td_, EINVAL, "serverip",
+					"%s:%s is named twice: each replica is a log of its own",
+					x.ip.c_str(), x.port.c_str());
 	}
 	return Result::DONE;
 }
@@ -162,17 +155,14 @@ Result Client::connect()
 		ibv_context *its;
 		const char *ip = targets_[t].ip.c_str();
 		int ret = rpma_utils_get_ibv_context(ip, RPMA_UTIL_IBV_CONTEXT_REMOTE, &its);
-		if (ret) {
-			report(td_, "no RDMA device reaches serverip=%s", ip);
-			return rpma_failed(td_, "rpma_utils_get_ibv_context", ret);
-		}
-		if (dev && its != dev) {
-			report(td_,
-			       "serverip=%s: %s and %s are reached through different RDMA "
-			       "devices: the replicas must share one",
-			       o.serverip, targets_[0].ip.c_str(), ip);
-			return job_failed(td_, EINVAL, "serverip");
-		}
+		if (ret)
+			return rpma_failed(td_, "rpma_utils_get_ibv_context", ret,
+					   "no RDMA device reaches serverip=%s", ip);
+		if (dev && its != dev)
+			return fail(td_, EINVAL, "serverip",
+				    "serverip=%s: %s and %s are reached through different RDMA "
+				    "devices: the replicas must share one",
+				    o.serverip, targets_[0].ip.c_str(), ip);
 		dev = its;
 	}
 	int ret;
@@ -248,26 +238,25 @@ Result Client::connect_target(unsigned t, rpma_conn_cfg *cfg, const rpma_conn_pr
 			// rejecting; any other error is no server to wait for
 			ev = RPMA_CONN_REJECTED;
 		} else if (ret) {
-			if (ret == RPMA_E_PROVIDER)
-				report(td_, "connecting to %s:%s failed: %s", ip, port,
-				       std::strerror(err));
-			res = rpma_failed(td_, "rpma_conn_req_connect", ret);
+			res = ret == RPMA_E_PROVIDER
+				      ? rpma_failed(td_, "rpma_conn_req_connect", ret,
+						    "connecting to %s:%s failed: %s", ip, port,
+						    std::strerror(err))
+				      : rpma_failed(td_, "rpma_conn_req_connect", ret);
 			break;
 		} else {
 			res = next_conn_event(td_, x.conn, ms_left(deadline) + HANDSHAKE_TIMEOUT_MS,
 					      &ev);
 		}
 		if (res == Result::RETRY) {
-			report(td_, "%s:%s does not answer", ip, port);
-			res = job_failed(td_, ETIMEDOUT, "connect");
+			res = fail(td_, ETIMEDOUT, "connect", "%s:%s does not answer", ip, port);
 		}
 		if (res != Result::DONE || ev == RPMA_CONN_ESTABLISHED)
 			break;
 		rpma_conn_delete(&x.conn);
 		if (ev != RPMA_CONN_REJECTED && ev != RPMA_CONN_UNREACHABLE) {
-			report(td_, "connecting to %s:%s: %s", ip, port,
-			       rpma_utils_conn_event_2str(ev));
-			res = job_failed(td_, ECONNREFUSED, "connect");
+			res = fail(td_, ECONNREFUSED, "connect", "connecting to %s:%s: %s", ip,
+				   port, rpma_utils_conn_event_2str(ev));
 			break;
 		}
 		if (td_->terminate) {
@@ -275,11 +264,10 @@ Result Client::connect_target(unsigned t, rpma_conn_cfg *cfg, const rpma_conn_pr
 			break;
 		}
 		if (ms_left(deadline) == 0) {
-			report(td_,
-			       "no server listens at %s:%s (gave up after %u s; "
-			       "connect_timeout= sets how long to wait)",
-			       ip, port, o.connect_timeout);
-			res = job_failed(td_, ECONNREFUSED, "connect");
+			res = fail(td_, ECONNREFUSED, "connect",
+				   "no server listens at %s:%s (gave up after %u s; "
+				   "connect_timeout= sets how long to wait)",
+				   ip, port, o.connect_timeout);
 			break;
 		}
 		if (!waiting_told) {
@@ -303,13 +291,11 @@ Result Client::accept_target(unsigned t)
 	rpma_conn_private_data pdata{};
 	rpma_conn_get_private_data(x.conn, &pdata);
 	std::optional<Workspace> ws = decode_workspace(pdata.ptr, pdata.len);
-	if (!ws) {
-		report(td_,
-		       "%s:%s accepted without describing its memory "
-		       "(%u bytes of private data): is it a librpma fio server?",
-		       x.ip.c_str(), x.port.c_str(), pdata.len);
-		return job_failed(td_, EPROTO, "connect");
-	}
+	if (!ws)
+		return fail(td_, EPROTO, "connect",
+			    "%s:%s accepted without describing its memory "
+			    "(%u bytes of private data): is it a librpma fio server?",
+			    x.ip.c_str(), x.port.c_str(), pdata.len);
 	if (Result r = check_server(*ws, x); r != Result::DONE)
 		return r;
 	int ret;
@@ -318,13 +304,11 @@ Result Client::accept_target(unsigned t)
 		return rpma_failed(td_, "rpma_mr_remote_from_descriptor", ret);
 	size_t size;
 	rpma_mr_remote_get_size(x.remote, &size);
-	if (ws->log_offset >= size) {
-		report(td_,
-		       "the server's log has no room for records (%zu bytes, the first %u "
-		       "of them its tail pointer's)",
-		       size, ws->log_offset);
-		return job_failed(td_, EPROTO, "connect");
-	}
+	if (ws->log_offset >= size)
+		return fail(td_, EPROTO, "connect",
+			    "the server's log has no room for records (%zu bytes, the first %u "
+			    "of them its tail pointer's)",
+			    size, ws->log_offset);
 	x.base = ws->log_offset;
 	const uint64_t room = size - ws->log_offset;
 	remote_size_ = t == 0 ? room : std::min(remote_size_, room);
@@ -340,21 +324,19 @@ Result Client::check_server(const Workspace &ws, const Target &target)
 	if (ws.aof == aof_mode())
 		return Result::DONE;
 	if (aof_mode() == AofMode::NONE)
-		report(td_,
-		       "%s:%s is an append-only-log server (librpma_aof_server, aof_mode=%s): "
-		       "connect librpma_aof_client to it",
-		       ip, port.c_str(), aof_mode_name(ws.aof));
-	else if (ws.aof == AofMode::NONE)
-		report(td_,
-		       "%s:%s is not an append-only-log server: librpma_aof_client needs "
-		       "librpma_aof_server",
-		       ip, port.c_str());
-	else
-		report(td_,
-		       "%s:%s serves aof_mode=%s, this job has aof_mode=%s: both ends "
-		       "must use the same",
-		       ip, port.c_str(), aof_mode_name(ws.aof), aof_mode_name(aof_mode()));
-	return job_failed(td_, EPROTO, "connect");
+		return fail(td_, EPROTO, "connect",
+			    "%s:%s is an append-only-log server (librpma_aof_server, aof_mode=%s): "
+			    "connect librpma_aof_client to it",
+			    ip, port.c_str(), aof_mode_name(ws.aof));
+	if (ws.aof == AofMode::NONE)
+		return fail(td_, EPROTO, "connect",
+			    "%s:%s is not an append-only-log server: librpma_aof_client needs "
+			    "librpma_aof_server",
+			    ip, port.c_str());
+	return fail(td_, EPROTO, "connect",
+		    "%s:%s serves aof_mode=%s, this job has aof_mode=%s: both ends "
+		    "must use the same",
+		    ip, port.c_str(), aof_mode_name(ws.aof), aof_mode_name(aof_mode()));
 }
 
 namespace {
@@ -430,9 +412,9 @@ int Client::get_file_size(thread_data *td, fio_file *f)
 	else if (td->o.size)
 		f->real_file_size = td->o.start_offset + td->o.size;
 	else {
-		report(td, "the size of the server's memory is known only once "
-			   "connected: set size= or create_serialize=0");
-		return fio_status(job_failed(td, EINVAL, "get_file_size"));
+		return fio_status(fail(td, EINVAL, "get_file_size",
+				       "the size of the server's memory is known only once "
+				       "connected: set size= or create_serialize=0"));
 	}
 	fio_file_set_size_known(f);
 	return 0;
@@ -444,15 +426,14 @@ int Client::open_file(thread_data *td, fio_file *f)
 {
 	Client *c = client_of(td);
 	uint64_t end = f->file_offset + f->io_size;
-	if (end < f->file_offset || end > c->remote_size_) {
-		report(td,
-		       "offset %llu + size %llu reaches past the end of the "
-		       "server's memory (%llu bytes): lower size=/offset=, or give "
-		       "the server a larger size=",
-		       (unsigned long long)f->file_offset, (unsigned long long)f->io_size,
-		       (unsigned long long)c->remote_size_);
-		return fio_status(job_failed(td, EINVAL, "open_file"));
-	}
+	if (end < f->file_offset || end > c->remote_size_)
+		return fio_status(fail(td, EINVAL, "open_file",
+				       "offset %llu + size %llu reaches past the end of the "
+				       "server's memory (%llu bytes): lower size=/offset=, or give "
+				       "the server a larger size=",
+				       (unsigned long long)f->file_offset,
+				       (unsigned long long)f->io_size,
+				       (unsigned long long)c->remote_size_));
 	return fio_status(c->opened(f));
 }
 
@@ -636,8 +617,8 @@ size_t Client::post(io_u *const *batch, size_t n)
 // fio never has more than iodepth io_us out, which is what InFlight holds
 Result Client::overflow()
 {
-	report(td_, "more io_us in flight than iodepth=%u", td_->o.iodepth);
-	return job_failed(td_, EOVERFLOW, "queue");
+	return fail(td_, EOVERFLOW, "queue", "more io_us in flight than iodepth=%u",
+		    td_->o.iodepth);
 }
 
 // From one target: a replica's loss fails the reads in flight on it.
@@ -703,11 +684,10 @@ Result Client::lose_target(unsigned t, const char *why)
 	if (t == reader_) {
 		while (reader_ < ntargets_ && targets_[reader_].lost)
 			reader_++;
-		if (sync_reading_ || inflight_.reads_in_flight() != 0) {
-			report(td_, "the reads in flight from %s:%s are lost with it", x.ip.c_str(),
-			       x.port.c_str());
-			return job_failed(td_, EIO, "replica");
-		}
+		if (sync_reading_ || inflight_.reads_in_flight() != 0)
+			return fail(td_, EIO, "replica",
+				    "the reads in flight from %s:%s are lost with it", x.ip.c_str(),
+				    x.port.c_str());
 	}
 	released_ = token;
 	return Result::DONE;
@@ -720,12 +700,11 @@ Result Client::wait_alone()
 
 Result Client::misplaced_append(const io_u *u)
 {
-	report(td_,
-	       "fio asked for a record at %llu bytes into the log, whose end is at %llu: an "
-	       "append-only log takes each record right after the last (no hole, no step "
-	       "back); a job option moves fio's offsets",
-	       (unsigned long long)u->offset, (unsigned long long)next_append_);
-	return job_failed(td_, EINVAL, "append");
+	return fail(td_, EINVAL, "append",
+		    "fio asked for a record at %llu bytes into the log, whose end is at %llu: an "
+		    "append-only log takes each record right after the last (no hole, no step "
+		    "back); a job option moves fio's offsets",
+		    (unsigned long long)u->offset, (unsigned long long)next_append_);
 }
 
 // Each io_u is added to inflight_ only once its work request is out. One
@@ -819,14 +798,14 @@ Result Client::stall_check(size_t in_flight)
 		if (r != Result::RETRY)
 			return r;
 	}
-	report(td_,
-	       "no completion from %s for %lld s with %zu operations in flight: "
-	       "the server or the network is gone%s",
-	       options_of(td_).serverip,
-	       static_cast<long long>(
-		       std::chrono::duration_cast<std::chrono::seconds>(OPERATION_TIMEOUT).count()),
-	       in_flight, native_ops_suspect(IBV_WC_SUCCESS).c_str());
-	return job_failed(td_, ETIMEDOUT, "completion");
+	return fail(td_, ETIMEDOUT, "completion",
+		    "no completion from %s for %lld s with %zu operations in flight: "
+		    "the server or the network is gone%s",
+		    options_of(td_).serverip,
+		    static_cast<long long>(
+			    std::chrono::duration_cast<std::chrono::seconds>(OPERATION_TIMEOUT)
+				    .count()),
+		    in_flight, native_ops_suspect(IBV_WC_SUCCESS).c_str());
 }
 
 // What native verbs this job posts may have to do with a failure: a
@@ -864,10 +843,10 @@ Result Client::completion_token(const ibv_wc &wc, unsigned t, uint64_t *token)
 		*token = 0;
 		if (replicated())
 			return lose_target(t, ibv_wc_status_str(wc.status));
-		report(td_,
-		       "an RDMA operation failed: %s (did the server stop or the link go down?)%s",
-		       ibv_wc_status_str(wc.status), native_ops_suspect(wc.status).c_str());
-		return job_failed(td_, EIO, "completion");
+		return fail(
+			td_, EIO, "completion",
+			"an RDMA operation failed: %s (did the server stop or the link go down?)%s",
+			ibv_wc_status_str(wc.status), native_ops_suspect(wc.status).c_str());
 	}
 	*token = 0;
 	Result r = Result::DONE;
@@ -908,8 +887,7 @@ Result Client::connection_check()
 				return Result::FAILED;
 			continue;
 		}
-		report(td_, "%s", why.c_str());
-		return job_failed(td_, ECONNRESET, "connection");
+		return fail(td_, ECONNRESET, "connection", "%s", why.c_str());
 	}
 	return Result::DONE;
 }
@@ -918,11 +896,10 @@ Result Client::link_check(size_t in_flight)
 {
 	if (!link_.down())
 		return Result::DONE;
-	report(td_,
-	       "the RDMA link to %s went down (its port is not active); %zu "
-	       "operations will never complete",
-	       options_of(td_).serverip, in_flight);
-	return job_failed(td_, ENETDOWN, "link");
+	return fail(td_, ENETDOWN, "link",
+		    "the RDMA link to %s went down (its port is not active); %zu "
+		    "operations will never complete",
+		    options_of(td_).serverip, in_flight);
 }
 
 // Sleeps until the completion channel or the connection has news.

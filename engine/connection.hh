@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // connection.hh -- one client's connection to a server job (server.hh):
 // its queues, its region of the job's memory, its probe, where it stands.
-// A flavour keeps its per-client state in a class derived from it.
+// A flavour keeps its per-client state in a class derived from it, named
+// ServedClient in each (not rpma_fio::Client, the client engines' class).
 #ifndef RPMA_ENGINE_CONNECTION_HH
 #define RPMA_ENGINE_CONNECTION_HH
 

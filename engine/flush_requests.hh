@@ -175,10 +175,9 @@ inline Result FlushRequests::completion(const ibv_wc &wc, uint64_t *token)
 	}
 	size_t k = wc.wr_id;
 	std::optional<uint64_t> ctx = unpack_response(&msgs_[layout_.recv_off(k)], wc.byte_len);
-	if (!ctx) {
-		report(td_, "cannot unpack the flush response (%u bytes)", wc.byte_len);
-		return job_failed(td_, EPROTO, "flush response");
-	}
+	if (!ctx)
+		return fail(td_, EPROTO, "flush response",
+			    "cannot unpack the flush response (%u bytes)", wc.byte_len);
 	if (unanswered_.empty() || *ctx != unanswered_.front().ctx) [[unlikely]]
 		return unexpected(*ctx);
 	Sent &s = sent_[unanswered_.front().k];

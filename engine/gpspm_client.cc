@@ -41,11 +41,10 @@ private:
 
 	Result connected(const Workspace &ws, unsigned) override
 	{
-		if (ws.max_msg_num == 0) {
-			report(td_, "the server takes no flush requests: is it a "
+		if (ws.max_msg_num == 0)
+			return fail(td_, EPROTO, "connect",
+				    "the server takes no flush requests: is it a "
 				    "librpma_gpspm_server (and not an APM one)?");
-			return job_failed(td_, EPROTO, "connect");
-		}
 		int usage;
 		rpma_mr_remote_get_flush_type(targets_[0].remote, &usage);
 		static std::atomic_flag told;

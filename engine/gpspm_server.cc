@@ -42,13 +42,11 @@ Result GpspmServer::open(fio_file *f)
 	rpma_srq_cfg_set_rcq_size(cfg, static_cast<uint32_t>(n * slots_));
 	ret = rpma_srq_new(peer_, cfg, &srq_);
 	rpma_srq_cfg_delete(&cfg);
-	if (ret) {
-		report(td_,
-		       "cannot make a shared receive queue of %zu entries (clients=%zu times "
-		       "iodepth=%u): the device's limit may be lower",
-		       n * slots_, n, slots_);
-		return rpma_failed(td_, "rpma_srq_new", ret);
-	}
+	if (ret)
+		return rpma_failed(td_, "rpma_srq_new", ret,
+				   "cannot make a shared receive queue of %zu entries (clients=%zu "
+				   "times iodepth=%u): the device's limit may be lower",
+				   n * slots_, n, slots_);
 	rpma_srq_get_rcq(srq_, &rcq_);
 	rpma_cq_get_fd(rcq_, &rcq_fd_);
 	return Result::DONE;
@@ -64,12 +62,11 @@ Result GpspmServer::fits_device(size_t receives)
 	const size_t room = std::min(attr.max_srq_wr, attr.max_cqe);
 	if (receives <= room)
 		return Result::DONE;
-	report(td_,
-	       "clients=%zu times iodepth=%u is %zu receives, more than the device's shared "
-	       "receive queue or its completion queue hold (%zu): lower iodepth= or clients=, "
-	       "or spread the clients over more server jobs",
-	       clients(), slots_, receives, room);
-	return job_failed(td_, EINVAL, "clients");
+	return fail(td_, EINVAL, "clients",
+		    "clients=%zu times iodepth=%u is %zu receives, more than the device's shared "
+		    "receive queue or its completion queue hold (%zu): lower iodepth= or clients=, "
+		    "or spread the clients over more server jobs",
+		    clients(), slots_, receives, room);
 }
 
 void GpspmServer::configure(rpma_conn_cfg *cfg)
@@ -84,7 +81,7 @@ void GpspmServer::configure(rpma_conn_cfg *cfg)
 // it may send its first request as soon as it is connected.
 Result GpspmServer::prepare(Connection &conn)
 {
-	Client &c = client(conn);
+	ServedClient &c = client(conn);
 	if (c.msg_mr) // an earlier request that did not come
 		return Result::DONE;
 	c.msgs.assign(layout_.bytes(), 0);
@@ -103,7 +100,7 @@ Result GpspmServer::post(size_t id)
 {
 	// Invariant: every id names a slot of a client's share.
 	assert(id < clients() * slots_);
-	Client &c = client(connection(id / slots_));
+	ServedClient &c = client(connection(id / slots_));
 	int ret = rpma_srq_recv(srq_, c.msg_mr, layout_.recv_off(id % slots_), MSG_ROOM,
 				reinterpret_cast<const void *>(id));
 	return ret ? rpma_failed(td_, "rpma_srq_recv", ret) : Result::DONE;
@@ -120,7 +117,7 @@ Result GpspmServer::flavour_ready()
 // afresh.
 void GpspmServer::dropped(Connection &conn)
 {
-	Client &c = client(conn);
+	ServedClient &c = client(conn);
 	c.waiting.clear();
 	c.answers = 0;
 	c.next_room = 0;
@@ -159,7 +156,7 @@ Result GpspmServer::received(const ibv_wc &wc)
 		return Result::FAILED;
 	if (!conn || !conn->live())
 		return Result::DONE; // what is left of a client gone
-	Client &c = client(*conn);
+	ServedClient &c = client(*conn);
 	if (wc.status != IBV_WC_SUCCESS) {
 		lose(c, EIO, "had a message fail: %s", ibv_wc_status_str(wc.status));
 		return Result::DONE;
@@ -206,7 +203,7 @@ Result GpspmServer::answer_backlog()
 	size_t kept = 0;
 	// kept never passes the one read: the list shrinks in place
 	for (const size_t k : backlog_) {
-		Client &c = client(connection(k));
+		ServedClient &c = client(connection(k));
 		Result r = Result::DONE;
 		while (c.live() && !c.waiting.empty() &&
 		       (r = answer(c, c.waiting.front())) == Result::DONE)
@@ -224,7 +221,7 @@ Result GpspmServer::answer_backlog()
 	return Result::DONE;
 }
 
-Result GpspmServer::answer(Client &c, const FlushRequest &req)
+Result GpspmServer::answer(ServedClient &c, const FlushRequest &req)
 {
 	if (c.answers == slots_ && failed(take_completions(c)))
 		return Result::FAILED;
@@ -268,7 +265,7 @@ Result GpspmServer::completion(Connection &conn, const ibv_wc &wc)
 		lose(conn, EIO, "had an answer to it fail: %s", ibv_wc_status_str(wc.status));
 		return Result::DONE;
 	}
-	Client &c = client(conn);
+	ServedClient &c = client(conn);
 	// Invariant: a completion only of an answer that went out.
 	assert(c.answers > 0);
 	c.answers--;

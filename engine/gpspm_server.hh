@@ -58,10 +58,10 @@ protected:
 
 private:
 	// A client's messages and where its requests stand.
-	struct Client : Connection {
+	struct ServedClient : Connection {
 		// The SRQ may hold receives into msgs after the connection
 		// closed: it goes first (~GpspmServer).
-		~Client() override
+		~ServedClient() override
 		{
 			close_connection(&conn);
 			rpma_mr_dereg(&msg_mr);
@@ -76,12 +76,15 @@ private:
 		bool ended = false;    // its end-of-run request came
 		bool queued = false;   // in backlog_
 	};
-	static Client &client(Connection &c) { return static_cast<Client &>(c); }
-	static const Client &client(const Connection &c) { return static_cast<const Client &>(c); }
+	static ServedClient &client(Connection &c) { return static_cast<ServedClient &>(c); }
+	static const ServedClient &client(const Connection &c)
+	{
+		return static_cast<const ServedClient &>(c);
+	}
 
 	std::unique_ptr<Connection> new_connection() const override
 	{
-		return std::make_unique<Client>();
+		return std::make_unique<ServedClient>();
 	}
 	void configure(rpma_conn_cfg *cfg) override;
 	Result prepare(Connection &c) override;
@@ -109,7 +112,7 @@ private:
 	// DONE if answered; RETRY if no send room is free (the request must
 	// wait) or c was lost (a failure answering one client fails only it);
 	// FAILED (the whole job).
-	Result answer(Client &c, const FlushRequest &req);
+	Result answer(ServedClient &c, const FlushRequest &req);
 
 	std::vector<size_t> backlog_; // clients whose requests wait
 	rpma_srq *srq_ = nullptr;

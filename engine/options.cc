@@ -284,8 +284,10 @@ std::string job_port(thread_data *td, const char *base, bool per_job)
 	else if (per_job)
 		port += td->thread_number - 1;
 	if (port == 0 || port > 65535) {
-		report(td, "port=%s: job %u would use port %lu, not in 1..65535", base ? base : "",
-		       td->thread_number, port);
+		// said and recorded: the caller returns Result::FAILED
+		(void)fail(td, EINVAL, "port",
+			   "port=%s: job %u would use port %lu, not in 1..65535", base ? base : "",
+			   td->thread_number, port);
 		return {};
 	}
 	char buf[8];

@@ -63,8 +63,9 @@ inline const Options &options_of(thread_data *td)
 // The port of this job (docs/engines.md, "Ports"): the base port plus the
 // job's number, so that the Nth server job pairs with the Nth client job;
 // a client job with port_per_job=0 connects to the base port itself, where
-// a server job with clients= takes many connections. Empty, after
-// printing why, when the option is not a valid port.
+// a server job with clients= takes many connections. Empty when the option
+// is not a valid port: the job has failed (fail()), its caller returns
+// Result::FAILED.
 std::string job_port(thread_data *td, bool per_job = true);
 // The same from the base port `base` (one item of a client's port= list).
 std::string job_port(thread_data *td, const char *base, bool per_job);

@@ -9,14 +9,34 @@
 
 namespace rpma_fio {
 
-void report(thread_data *td, const char *fmt, ...)
+namespace {
+
+void say(thread_data *td, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+void say(thread_data *td, const char *fmt, va_list ap)
 {
 	char msg[512];
+	std::vsnprintf(msg, sizeof(msg), fmt, ap);
+	log_err("%s[%u]: %s\n", td->io_ops->name, td->thread_number, msg);
+}
+
+}
+
+void report(thread_data *td, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	std::vsnprintf(msg, sizeof(msg), fmt, ap);
+	say(td, fmt, ap);
 	va_end(ap);
-	log_err("%s[%u]: %s\n", td->io_ops->name, td->thread_number, msg);
+}
+
+Result fail(thread_data *td, int err, const char *func, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(td, fmt, ap);
+	va_end(ap);
+	return job_failed(td, err, func);
 }
 
 void note(const char *fmt, ...)
@@ -37,6 +57,15 @@ Result rpma_failed(thread_data *td, const char *func, int ret)
 	report(td, "%s() failed: %s", func, rpma_err_2str(ret));
 	td_vmsg(td, ret, rpma_err_2str(ret), func);
 	return Result::FAILED;
+}
+
+Result rpma_failed(thread_data *td, const char *func, int ret, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(td, fmt, ap);
+	va_end(ap);
+	return rpma_failed(td, func, ret);
 }
 
 Result job_failed(thread_data *td, int err, const char *func)

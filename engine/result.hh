@@ -16,7 +16,7 @@ namespace rpma_fio {
 enum class [[nodiscard]] Result {
 	DONE,  // it happened
 	RETRY, // not now, and nothing failed: try again once something changed
-	// the job failed: reported (report()) and recorded as its error
+	// the job failed: said and recorded as its error (fail(), rpma_failed())
 	FAILED,
 };
 // clang-format on

@@ -59,20 +59,20 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 {
 	setup_rpma_logging();
 	const Options &o = options_of(td);
-	if (!o.serverip || !*o.serverip) {
-		report(td, "serverip= (the address to listen on) is not set");
-		return fio_status(job_failed(td, EINVAL, "serverip"));
-	}
+	if (!o.serverip || !*o.serverip)
+		return fio_status(fail(td, EINVAL, "serverip",
+				       "serverip= (the address to listen on) is not set"));
 	if (job_port(td).empty())
-		return fio_status(job_failed(td, EINVAL, "port"));
+		return fio_status(Result::FAILED);
 
 	std::unique_ptr<Server> s = make();
 	s->td_ = td;
 	int ret = rpma_utils_get_ibv_context(o.serverip, RPMA_UTIL_IBV_CONTEXT_LOCAL, &s->dev_);
-	if (ret) {
-		report(td, "serverip=%s is not the address of an RDMA device here", o.serverip);
-		return fio_status(rpma_failed(td, "rpma_utils_get_ibv_context", ret));
-	}
+	if (ret)
+		return fio_status(
+			rpma_failed(td, "rpma_utils_get_ibv_context", ret,
+				    "serverip=%s is not the address of an RDMA device here",
+				    o.serverip));
 	if ((ret = rpma_peer_new(s->dev_, &s->peer_)))
 		return fio_status(rpma_failed(td, "rpma_peer_new", ret));
 	ibv_device_attr attr{};
@@ -82,10 +82,9 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 		std::string why;
 		s->allow_ = AllowList::parse(o.allow, &why);
 		// checked when fio read the job file (options.cc): not expected
-		if (!s->allow_) {
-			report(td, "allow=%s %s", o.allow, why.c_str());
-			return fio_status(job_failed(td, EINVAL, "allow"));
-		}
+		if (!s->allow_)
+			return fio_status(
+				fail(td, EINVAL, "allow", "allow=%s %s", o.allow, why.c_str()));
 	}
 	if (Result r = s->choose_isolation(); r != Result::DONE)
 		return fio_status(r);
@@ -102,10 +101,9 @@ int Server::init(thread_data *td, std::unique_ptr<Server> (*make)())
 // The "file" of a server job is the memory of one connection: size= bytes.
 int Server::get_file_size(thread_data *td, fio_file *f)
 {
-	if (!td->o.size) {
-		report(td, "size= (the memory for each client) is not set");
-		return fio_status(job_failed(td, EINVAL, "size"));
-	}
+	if (!td->o.size)
+		return fio_status(
+			fail(td, EINVAL, "size", "size= (the memory for each client) is not set"));
 	f->real_file_size = td->o.size;
 	fio_file_set_size_known(f);
 	return 0;
@@ -125,10 +123,9 @@ Result Server::open(fio_file *f)
 {
 	const Options &o = options_of(td_);
 	const size_t n = o.clients, size = td_->o.size;
-	if (size > SIZE_MAX / n) {
-		report(td_, "clients=%zu times size=%zu bytes is too much memory", n, size);
-		return job_failed(td_, EINVAL, "size");
-	}
+	if (size > SIZE_MAX / n)
+		return fail(td_, EINVAL, "size",
+			    "clients=%zu times size=%zu bytes is too much memory", n, size);
 	if (Result r = descriptors_for(n); r != Result::DONE)
 		return r;
 	if (Result r = map_memory(f, n * size); r != Result::DONE)
@@ -147,14 +144,12 @@ Result Server::open(fio_file *f)
 		if (Result r = register_memory(k * size, size, &c.mr); r != Result::DONE)
 			return r;
 	}
-	if (int err = waits_.open(CHECK_PERIOD)) {
-		report(td_, "cannot make the set of descriptors to wait on: %s",
-		       std::strerror(err));
-		return job_failed(td_, err, "epoll");
-	}
+	if (int err = waits_.open(CHECK_PERIOD))
+		return fail(td_, err, "epoll", "cannot make the set of descriptors to wait on: %s",
+			    std::strerror(err));
 	port_ = job_port(td_);
 	if (port_.empty())
-		return job_failed(td_, EINVAL, "port");
+		return Result::FAILED;
 	if (Result r = listen(); r != Result::DONE)
 		return r;
 	listening_since_ = Clock::now();
@@ -184,12 +179,11 @@ Result Server::descriptors_for(size_t n)
 		if (setrlimit(RLIMIT_NOFILE, &lim) == 0)
 			return Result::DONE;
 	}
-	report(td_,
-	       "clients=%zu needs about %llu open files, more than this process may have "
-	       "(%llu: ulimit -n, or LimitNOFILE= of a systemd unit, raises it)",
-	       n, static_cast<unsigned long long>(need),
-	       static_cast<unsigned long long>(lim.rlim_max));
-	return job_failed(td_, EMFILE, "clients");
+	return fail(td_, EMFILE, "clients",
+		    "clients=%zu needs about %llu open files, more than this process may have "
+		    "(%llu: ulimit -n, or LimitNOFILE= of a systemd unit, raises it)",
+		    n, static_cast<unsigned long long>(need),
+		    static_cast<unsigned long long>(lim.rlim_max));
 }
 
 Result Server::map_memory(fio_file *f, size_t bytes)
@@ -212,19 +206,15 @@ Result Server::choose_isolation()
 	std::string why;
 	const std::optional<Isolation> asked = parse_isolation(o.isolation, &why);
 	// checked when fio read the job file (options.cc): not expected
-	if (!asked) {
-		report(td_, "isolation=%s %s", o.isolation, why.c_str());
-		return job_failed(td_, EINVAL, "isolation");
-	}
+	if (!asked)
+		return fail(td_, EINVAL, "isolation", "isolation=%s %s", o.isolation, why.c_str());
 	int capable = 0;
 	if (int ret = rpma_utils_ibv_context_is_mw_type2_capable(dev_, &capable))
 		return rpma_failed(td_, "rpma_utils_ibv_context_is_mw_type2_capable", ret);
 	IsolationChoice choice = rpma_fio::choose_isolation(*asked, capable,
 							    ibv_get_device_name(dev_->device));
-	if (choice.refused) {
-		report(td_, "%s", choice.why.c_str());
-		return job_failed(td_, ENOTSUP, "isolation");
-	}
+	if (choice.refused)
+		return fail(td_, ENOTSUP, "isolation", "%s", choice.why.c_str());
 	windows_ = choice.windows;
 	isolation_why_ = std::move(choice.why);
 	return Result::DONE;
@@ -244,14 +234,15 @@ Result Server::register_memory(size_t offset, size_t len, rpma_mr_local **mr)
 	const int usage = client_usage();
 	int ret = windows_ ? rpma_mr_reg_for_windows(peer_, mem_.base() + offset, len, usage, mr)
 			   : rpma_mr_reg(peer_, mem_.base() + offset, len, usage, mr);
+	const char *call = windows_ ? "rpma_mr_reg_for_windows" : "rpma_mr_reg";
 	if (ret && mem_.kind() == Memory::Kind::FsDax)
-		report(td_, "registering FS DAX memory needs On-Demand Paging, "
-			    "which this RDMA device may lack; a Device DAX needs none");
-	else if (ret)
-		report(td_, "cannot register %zu bytes of memory for a client%s", len,
-		       memlock_hint().c_str());
+		return rpma_failed(td_, call, ret,
+				   "registering FS DAX memory needs On-Demand Paging, "
+				   "which this RDMA device may lack; a Device DAX needs none");
 	if (ret)
-		return rpma_failed(td_, windows_ ? "rpma_mr_reg_for_windows" : "rpma_mr_reg", ret);
+		return rpma_failed(td_, call, ret,
+				   "cannot register %zu bytes of memory for a client%s", len,
+				   memlock_hint().c_str());
 	if (mem_.kind() != Memory::Kind::FsDax)
 		return Result::DONE;
 	// FS DAX is registered on demand (ODP): fault the pages in now rather
@@ -314,13 +305,11 @@ Result Server::workspace_of(const Connection &c, std::vector<uint8_t> *ws)
 {
 	const std::vector<uint8_t> desc = descriptor_of(c);
 	auto encoded = encode_workspace(receives(c), options_of(td_).direct_write_to_pmem, desc);
-	if (!encoded) {
-		report(td_,
-		       "the memory descriptor (%zu bytes) does not fit the "
-		       "workspace",
-		       desc.size());
-		return job_failed(td_, EOVERFLOW, "workspace");
-	}
+	if (!encoded)
+		return fail(td_, EOVERFLOW, "workspace",
+			    "the memory descriptor (%zu bytes) does not fit the "
+			    "workspace",
+			    desc.size());
 	ws->assign(encoded->begin(), encoded->end());
 	return Result::DONE;
 }
@@ -330,15 +319,14 @@ Result Server::listen()
 	const Options &o = options_of(td_);
 	int ret = rpma_ep_listen(peer_, o.serverip, port_.c_str(), &ep_);
 	if (ret == RPMA_E_PROVIDER && errno == EADDRINUSE)
-		report(td_,
-		       "cannot listen on %s:%s: the port is in use "
-		       "(another server, or one still ending); stop it or "
-		       "choose another port=",
-		       o.serverip, port_.c_str());
-	else if (ret)
-		report(td_, "cannot listen on %s:%s", o.serverip, port_.c_str());
+		return rpma_failed(td_, "rpma_ep_listen", ret,
+				   "cannot listen on %s:%s: the port is in use "
+				   "(another server, or one still ending); stop it or "
+				   "choose another port=",
+				   o.serverip, port_.c_str());
 	if (ret)
-		return rpma_failed(td_, "rpma_ep_listen", ret);
+		return rpma_failed(td_, "rpma_ep_listen", ret, "cannot listen on %s:%s", o.serverip,
+				   port_.c_str());
 	if (allow_ && (ret = rpma_ep_set_peer_filter(ep_, allowed, this)))
 		return rpma_failed(td_, "rpma_ep_set_peer_filter", ret);
 	int fd;
@@ -348,14 +336,13 @@ Result Server::listen()
 	if (const int flags = fcntl(fd, F_GETFL);
 	    flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK)) {
 		const int err = errno;
-		report(td_, "cannot make the listening endpoint non-blocking: %s",
-		       std::strerror(err));
-		return job_failed(td_, err, "fcntl");
+		return fail(td_, err, "fcntl",
+			    "cannot make the listening endpoint non-blocking: %s",
+			    std::strerror(err));
 	}
-	if (int err = waits_.add(fd, tag(0, LISTENER))) {
-		report(td_, "cannot wait on the listening endpoint: %s", std::strerror(err));
-		return job_failed(td_, err, "epoll");
-	}
+	if (int err = waits_.add(fd, tag(0, LISTENER)))
+		return fail(td_, err, "epoll", "cannot wait on the listening endpoint: %s",
+			    std::strerror(err));
 	return Result::DONE;
 }
 
@@ -604,10 +591,9 @@ void Server::watch_completions(Connection &c, bool on)
 Result Server::serve()
 {
 	if (const int fd = flavour_fd(); fd >= 0) {
-		if (int err = waits_.add(fd, tag(0, FLAVOUR))) {
-			report(td_, "cannot wait on the flavour's queue: %s", std::strerror(err));
-			return job_failed(td_, err, "epoll");
-		}
+		if (int err = waits_.add(fd, tag(0, FLAVOUR)))
+			return fail(td_, err, "epoll", "cannot wait on the flavour's queue: %s",
+				    std::strerror(err));
 	}
 	const bool spin = may_spin() && options_of(td_).busy_wait_polling;
 	// A spinning loop looks at the wait set after EVENT_CHECK_INTERVAL
@@ -651,10 +637,11 @@ Result Server::verdict()
 		return Result::DONE;
 	if (clients() == 1)
 		return job_failed(td_, err, "client");
-	report(td_, "%u of %zu clients of %s:%s failed (named above); %s", lost, clients(),
-	       options_of(td_).serverip, port_.c_str(),
-	       finished() ? "the others ended their runs" : "fio ended the job before the others");
-	return job_failed(td_, err ? err : EIO, "clients");
+	return fail(td_, err ? err : EIO, "clients",
+		    "%u of %zu clients of %s:%s failed (named above); %s", lost, clients(),
+		    options_of(td_).serverip, port_.c_str(),
+		    finished() ? "the others ended their runs"
+			       : "fio ended the job before the others");
 }
 
 Result Server::do_work()
@@ -675,8 +662,7 @@ Result Server::wait(int timeout_ms)
 	const int n = waits_.wait(timeout_ms);
 	if (n < 0) {
 		const int err = errno;
-		report(td_, "epoll_wait: %s", std::strerror(err));
-		return job_failed(td_, err, "epoll");
+		return fail(td_, err, "epoll", "epoll_wait: %s", std::strerror(err));
 	}
 	bool tick = false;
 	for (int i = 0; i < n; i++) {
@@ -923,11 +909,10 @@ Result Server::link_check()
 {
 	if (!link_.down())
 		return Result::DONE;
-	report(td_,
-	       "the RDMA link of %s went down (its port is not active): the "
-	       "clients cannot reach this server any more",
-	       options_of(td_).serverip);
-	return job_failed(td_, ENETDOWN, "link");
+	return fail(td_, ENETDOWN, "link",
+		    "the RDMA link of %s went down (its port is not active): the "
+		    "clients cannot reach this server any more",
+		    options_of(td_).serverip);
 }
 
 Connection *Server::connection_of_qp(uint32_t qp, size_t likely)

@@ -34,10 +34,8 @@ Result Memory::map(thread_data *td, const char *filename, size_t size)
 {
 	if (std::strcmp(filename, "malloc") != 0)
 		return map_pmem(td, filename, size);
-	if (posix_memalign(&dram_, page_size, size)) {
-		report(td, "cannot allocate %zu bytes", size);
-		return job_failed(td, ENOMEM, "posix_memalign");
-	}
+	if (posix_memalign(&dram_, page_size, size))
+		return fail(td, ENOMEM, "posix_memalign", "cannot allocate %zu bytes", size);
 	kind_ = Kind::Dram;
 	base_ = static_cast<char *>(dram_);
 	size_ = size;
@@ -48,19 +46,16 @@ Result Memory::map(thread_data *td, const char *filename, size_t size)
 // is valid only once a mapping exists.
 Result Memory::map_pmem(thread_data *td, const char *filename, size_t size)
 {
-	if (size % page_size) {
-		report(td,
-		       "size (%zu) is not a multiple of the page size (%zu), "
-		       "which PMem mappings need",
-		       size, (size_t)page_size);
-		return job_failed(td, EINVAL, "size");
-	}
+	if (size % page_size)
+		return fail(td, EINVAL, "size",
+			    "size (%zu) is not a multiple of the page size (%zu), "
+			    "which PMem mappings need",
+			    size, (size_t)page_size);
 	fd_ = open(filename, O_RDWR);
 	struct stat st;
 	if (fd_ < 0 || fstat(fd_, &st)) {
 		int err = errno;
-		report(td, "cannot open %s: %s", filename, std::strerror(err));
-		return job_failed(td, err, "open");
+		return fail(td, err, "open", "cannot open %s: %s", filename, std::strerror(err));
 	}
 	kind_ = S_ISCHR(st.st_mode) ? Kind::DevDax : Kind::FsDax;
 	// a Device DAX is shared by the jobs, an FS DAX file is the job's own
@@ -79,20 +74,16 @@ Result Memory::map_pmem(thread_data *td, const char *filename, size_t size)
 		ret = pmem2_map_new(&map_, cfg, src);
 	pmem2_config_delete(&cfg);
 	pmem2_source_delete(&src);
-	if (ret) {
-		report(td,
-		       "cannot map %s as persistent memory: %s (a Device DAX, "
-		       "or a file on a file system mounted with -o dax, is needed; "
-		       "filename=malloc uses DRAM)",
-		       filename, pmem2_errormsg());
-		return job_failed(td, EINVAL, "pmem2_map_new");
-	}
+	if (ret)
+		return fail(td, EINVAL, "pmem2_map_new",
+			    "cannot map %s as persistent memory: %s (a Device DAX, "
+			    "or a file on a file system mounted with -o dax, is needed; "
+			    "filename=malloc uses DRAM)",
+			    filename, pmem2_errormsg());
 	size_t mapped = pmem2_map_get_size(map_);
-	if (mapped < offset + size) {
-		report(td, "%s is too small for job %u: %zu bytes, %zu needed", filename,
-		       td->thread_number, mapped, offset + size);
-		return job_failed(td, ENOSPC, "size");
-	}
+	if (mapped < offset + size)
+		return fail(td, ENOSPC, "size", "%s is too small for job %u: %zu bytes, %zu needed",
+			    filename, td->thread_number, mapped, offset + size);
 	base_ = static_cast<char *>(pmem2_map_get_address(map_)) + offset;
 	size_ = size;
 	persist_ = pmem2_get_persist_fn(map_);
