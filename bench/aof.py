@@ -194,7 +194,7 @@ def replicas_section(runs, ins):
 				num(med(kind, 1, "packets_per_replica"), "%.2f"),
 				num(med(kind, 16, "packets_per_replica"), "%.2f"),
 				counts.fmt(i1["el"]) if i1 else "-", counts.fmt(i16["el"]) if i16 else "-",
-				"1" if one else (ratio(i1 and i1["el"], b1 and b1["el"]) if i1 else "-"),
+				("1" if one else ratio(i1["el"], b1 and b1["el"])) if i1 else "-",
 				counts.fmt(i1["all"]) if i1 else "-", counts.fmt(i16["all"]) if i16 else "-"))
 		three = "%s-r3" % mode
 		goals.append(goal("`aof_mode=%s`, p50 at iodepth 1, 3 replicas over 1" % mode[4:],
@@ -232,12 +232,14 @@ def summary(recs, ins):
 	med = {k: dict(iops=stats.median(r["iops"] for r in v),
 		packets=stats.median(r["packets"] for r in v), rounds=len(v), said=v[0]["said"])
 		for k, v in runs.items()}
-	o = ["# The append-only log: appends against APM writes", "",
+	single = any(k[0] in KINDS for k in med)
+	o = ["# The append-only log: appends against APM writes" if single else
+		"# The append-only log on 1, 2 and 3 replicas", "",
 		provenance.command_line(env), "", provenance.describe(env)]
 	if load_line(env):
 		o += ["", load_line(env)]
 	o += [""]
-	if any(k[0] in KINDS for k in med):
+	if single:
 		o += ["%s round(s) each. Each run appends 4096 records (1024 at iodepth 1, `sync=1`) of the given size "
 			"to a log in DRAM (`filename=malloc`); `apm-write` and `gpspm-write` are "
 			"`librpma_apm_client` and `librpma_gpspm_client` writing the same bytes in order, "
@@ -253,7 +255,7 @@ def summary(recs, ins):
 			"| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
 		o += main_table(med, ins)
 	else:
-		o += ["%s round(s) each." % env.get("rounds", "?")]
+		o += ["%s round(s) each." % env.get("rounds", "?"), ""]
 	o += replicas_section(runs, ins)
 	if failed:
 		o += ["", "Failed runs (left out): " + ", ".join(failed) + "."]
