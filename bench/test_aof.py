@@ -140,8 +140,10 @@ class Replicas(unittest.TestCase):
         self.assertIn("`aof_mode=gpspm`, p50 at iodepth 1, 3 replicas over 1: 2.00 (2.00-2.00), "
                       "**missed** by 33 % (2.00 against 1.5).", text)
         self.assertIn("`aof_mode=apm`, the client's instructions per append (engine + librpma) "
-                      "at iodepth 1, 3 replicas over 1: 2.11, **missed** by 41 %", text)
-        self.assertIn("at iodepth 16, 3 replicas over 1: 1.12, **met**", text)
+                      "at iodepth 1, 3 replicas over 1: 2.11, **missed** by 41 % (2.11 against 1.5); "
+                      "all layers (fio and verbs too): 1.63.", text)
+        self.assertIn("at iodepth 16, 3 replicas over 1: 1.12, **met** (25 % under 1.5x); "
+                      "all layers (fio and verbs too): 1.39.", text)
 
     def test_not_measured(self):
         o, _ = aof.summary([dict(record="env")] + self.records(), {})
