@@ -16,14 +16,21 @@
 count_pair() {
 	local impl=$1 rep=$2 n=$3 kind=$4 rw=$5 qd=$6 sync=$7 vgs=$8
 	local row=$kind-$rw-bs4k-qd$qd-nj1 cmd se ce s c cst sst sqd=$qd extra=() lib
-	local base=$row.$impl.n$n.r$rep.s$vgs pfx=() vg lport=$9 mb=16 smb
+	local base=$row.$impl.n$n.r$rep.s$vgs pfx=() vg lport=$9 mb=16 smb mode=$kind reps=1 i
+	local ips=$BENCH_IP ports=$lport
 	# room for N 4 KiB I/Os: fio stops at the end of --size, number_ios or not
 	((n * 4 > mb * 1024)) && mb=$(((n * 4 + 1023) / 1024))
 	smb=$mb
-	# aof-MODE: the append-only log (its server's log begins after a page)
-	if [[ $kind == aof-* ]]; then
-		extra=(--aof_mode="${kind#aof-}") smb=$((mb + 1))
+	# aof-MODE: the append-only log (its server's log begins after a page);
+	# aof-MODE-rR: on R replicas, R server jobs of one fio (job N on
+	# port + N - 1), the client naming each
+	[[ $kind =~ ^(aof-[a-z]+)-r([1-9])$ ]] && mode=${BASH_REMATCH[1]} reps=${BASH_REMATCH[2]}
+	if [[ $mode == aof-* ]]; then
+		extra=(--aof_mode="${mode#aof-}") smb=$((mb + 1))
 	fi
+	for ((i = 1; i < reps; i++)); do
+		ips+=,$BENCH_IP ports+=,$((lport + i))
+	done
 	# fio's calls in its I/O loop that enclose every call into the engine
 	# there (queue, commit, getevents, event) and the accounting of a
 	# submission and a completion, and never each other (a toggle met
@@ -34,21 +41,21 @@ count_pair() {
 	vg=(valgrind --tool=callgrind --collect-atstart=no --toggle-collect=td_io_queue
 		--toggle-collect=io_queue_event --toggle-collect=io_u_queued_complete
 		--dump-instr=yes --compress-pos=no)
-	impl_fio "$impl" "${kind%%-*}" cmd lib se ce
+	impl_fio "$impl" "${mode%%-*}" cmd lib se ce
 	local sextra=("${extra[@]}")
 	# the GPSPM server sleeps between requests (busy_wait_polling=0): its
 	# count is then its work, not the time it spun
-	[[ $kind == *gpspm ]] && sextra+=(--busy_wait_polling=0) sqd=$((2 * qd))
+	[[ $mode == *gpspm ]] && sextra+=(--busy_wait_polling=0) sqd=$((2 * qd))
 	local sout=/dev/null cpfx=("${vg[@]}" --callgrind-out-file="$BENCH_RAW/counts/$base.client.cg")
 	((vgs == 2)) && sout=$BENCH_RAW/counts/$base.server.cg cpfx=()
 	((vgs)) && pfx=("${vg[@]}" --callgrind-out-file="$sout")
 	(cd "$BENCH_WORK" && LD_LIBRARY_PATH=$lib exec "${pfx[@]}" "${cmd[@]}" --name=server "${se[@]}" \
 		--serverip="$BENCH_IP" --port="$lport" --thread --filename=malloc --size="${smb}m" \
-		--iodepth="$sqd" "${sextra[@]}") >"$BENCH_RAW/counts/$base.server.log" 2>&1 &
+		--iodepth="$sqd" --numjobs="$reps" "${sextra[@]}") >"$BENCH_RAW/counts/$base.server.log" 2>&1 &
 	s=$!
-	wait_listen "$lport" 1 600 || say "$base: the server does not listen"
+	wait_listen "$lport" "$reps" 600 || say "$base: the server does not listen"
 	(cd "$BENCH_WORK" && LD_LIBRARY_PATH=$lib exec "${cpfx[@]}" "${cmd[@]}" --name=client \
-		"${ce[@]}" --serverip="$BENCH_IP" --port="$lport" --thread --rw="$rw" --bs=4k \
+		"${ce[@]}" --serverip="$ips" --port="$ports" --thread --rw="$rw" --bs=4k \
 		--iodepth="$qd" --sync="$sync" --size="${mb}m" --create_serialize=0 \
 		--number_ios="$n" "${extra[@]}") >"$BENCH_RAW/counts/$base.client.log" 2>&1 &
 	c=$!
@@ -121,5 +128,13 @@ counts_runs() {
 		aof-apm write 16 0 0 1,2 1 0
 		aof-gpspm write 1 1 1,0,2 1,2,3 1 0
 		aof-gpspm write 16 0 1,0,2 1,2,3 1 0
+		aof-apm-r1 write 1 1 0 1,2 1 0
+		aof-apm-r3 write 1 1 0 1,2 1 0
+		aof-gpspm-r1 write 1 1 1,0 1,2,3 1 0
+		aof-gpspm-r3 write 1 1 1,0 1,2,3 1 0
+		aof-apm-r1 write 16 0 0 1,2 1 0
+		aof-apm-r3 write 16 0 0 1,2 1 0
+		aof-gpspm-r1 write 16 0 1,0 1,2,3 1 0
+		aof-gpspm-r3 write 16 0 1,0 1,2,3 1 0
 	EOF
 }

@@ -120,6 +120,8 @@ def compare(runs, names=None):
     for p in base["points"]:
         entry = {k: p[k] for k in ("id", "series", "mode", "rw", "bs",
                                    "iodepth", "numjobs", "clients")}
+        # a run written before replicas has none: one
+        entry["replicas"] = p.get("replicas", 1)
         entry["metrics"] = {}
         for m in metrics:
             pts = [s.get(p["id"]) for s in summs]

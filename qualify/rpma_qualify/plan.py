@@ -20,7 +20,9 @@ MODES = {
 }
 RW = ("write", "read", "randwrite", "randread", "randrw")
 WRITES = ("write", "randwrite", "randrw")
-AXES = ("bs", "iodepth", "numjobs", "clients")
+AXES = ("bs", "iodepth", "numjobs", "clients", "replicas")
+# librpma_aof_client keeps one log on 1 to 3 servers (engines.md, "Replicas")
+MAX_REPLICAS = 3
 # an append-only log's records start this far into the server's memory,
 # after its tail pointer: the client's "file" is the rest (engines.md)
 AOF_HEADER = 4096
@@ -130,6 +132,15 @@ def normalize(plan, overrides=None):
             if any(c != 1 for c in s["clients"]):
                 raise PlanError("series %s: an append-only log serves one "
                                 "client (clients=1)" % name)
+            if any(type(r) is not int or not 1 <= r <= MAX_REPLICAS
+                   for r in s["replicas"]):
+                raise PlanError("series %s: replicas %r: a log is kept on "
+                                "1 to %d servers" % (name, s["replicas"],
+                                                     MAX_REPLICAS))
+        elif s["replicas"] != [1]:
+            raise PlanError("series %s: replicas %r: only the append-only "
+                            "log (aof-apm, aof-gpspm) has replicas"
+                            % (name, s["replicas"]))
     for t in p["thresholds"]:
         if "metric" not in t or ("max" not in t and "min" not in t):
             raise PlanError("threshold %r needs a metric and a max or min" % t)
@@ -236,8 +247,13 @@ def size_bytes(s):
 
 
 def point_id(series, v):
-    return "%s/bs=%s/iodepth=%s/numjobs=%s/clients=%s" % (
+    """The point's name: its series and sweeps; replicas only above one,
+    so that a single log's point keeps the name it had in earlier runs"""
+    pid = "%s/bs=%s/iodepth=%s/numjobs=%s/clients=%s" % (
         series["name"], v["bs"], v["iodepth"], v["numjobs"], v["clients"])
+    if v.get("replicas", 1) > 1:
+        pid += "/replicas=%d" % v["replicas"]
+    return pid
 
 
 def points(plan):
@@ -245,9 +261,11 @@ def points(plan):
     its sweeps."""
     out = []
     for s in plan["series"]:
-        for bs, qd, nj, cl in itertools.product(
-                s["bs"], s["iodepth"], s["numjobs"], s["clients"]):
-            v = {"bs": bs, "iodepth": qd, "numjobs": nj, "clients": cl}
+        for bs, qd, nj, cl, rep in itertools.product(
+                s["bs"], s["iodepth"], s["numjobs"], s["clients"],
+                s["replicas"]):
+            v = {"bs": bs, "iodepth": qd, "numjobs": nj, "clients": cl,
+                 "replicas": rep}
             if not _selected(plan, point_id(s, v), s["name"]):
                 continue
             if nj > 1 and cl > 1:
@@ -305,7 +323,12 @@ def job_files(plan, pt, target_rdma, initiators, port):
     numjobs=J: J server jobs, each on its port, and J client jobs on the
     first initiator (the engines' one-to-one layout). clients=C: one
     server job taking C connections on one port, the C client jobs spread
-    over the initiators (port_per_job=0)."""
+    over the initiators (port_per_job=0). replicas=R (the append-only
+    log): R x J server jobs on the target, each a log of its own on its
+    port, and the client jobs naming R servers: replica k's base port
+    comes after replica k-1's J ports, so client job j reaches replica
+    k's job on port + (k-1) J + j - 1 (job N of a server listens on its
+    base + N - 1)."""
     engine, s_opts, c_opts = MODES[pt["mode"]]
     mem = dict(plan["memory"][pt["memory"]])
     kind = mem.pop("kind", pt["memory"])
@@ -320,10 +343,11 @@ def job_files(plan, pt, target_rdma, initiators, port):
     server += _opts(pt.get("server_options", {}))
     server += "\n[qualify-server]\nfilename=%s\nsize=%s\niodepth=%d\n" % (
         filename, size, pt["iodepth"])
+    reps = pt.get("replicas", 1)
     if pt["clients"] > 1:
         server += "clients=%d\n" % pt["clients"]
     else:
-        server += "numjobs=%d\n" % pt["numjobs"]
+        server += "numjobs=%d\n" % (pt["numjobs"] * reps)
     if kind != "dram" and engine == "apm" or (aof and pt["mode"] == "aof-apm"
                                                and kind != "dram"):
         server += "direct_write_to_pmem=1\n"
@@ -343,8 +367,10 @@ def job_files(plan, pt, target_rdma, initiators, port):
     c_size = "%d" % (size_bytes(size) - AOF_HEADER) if aof else size
     clients = []
     for host, jobs in shares:
-        c = ("[global]\nioengine=librpma_%s_client\nserverip=%s\nport=%d\n"
-             "thread\ncreate_serialize=0\n" % (engine, target_rdma, port))
+        c = ("[global]\nioengine=librpma_%s_client\nserverip=%s\nport=%s\n"
+             "thread\ncreate_serialize=0\n" % (
+                 engine, ",".join([target_rdma] * reps),
+                 ",".join(str(port + k * pt["numjobs"]) for k in range(reps))))
         c += _opts(c_opts)
         if pt["clients"] > 1:
             c += "port_per_job=0\n"

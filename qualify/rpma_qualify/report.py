@@ -11,7 +11,13 @@ import os
 from . import compare as comparemod, summary, verdict
 
 LAT_SHOWN = ["lat_p50", "lat_p99", "lat_p99.9", "lat_p99.99", "lat_max"]
-AXES = ("bs", "iodepth", "numjobs", "clients")
+AXES = ("bs", "iodepth", "numjobs", "clients", "replicas")
+
+
+def axis(p, a):
+    """A point's value on axis a: a run written before replicas has
+    none, which is one"""
+    return p.get(a, 1) if a == "replicas" else p[a]
 
 # Every page checks itself once loaded: each chart decoded (no broken
 # image) and no script error; the result goes into #render-check, which
@@ -86,8 +92,8 @@ def _plt():
 
 def label(p, pts):
     """A point's name within its series: the axes that vary there."""
-    vary = [a for a in AXES if len({q[a] for q in pts}) > 1]
-    return " ".join("%s=%s" % (a, p[a]) for a in vary) or "bs=%s qd=%s" % (
+    vary = [a for a in AXES if len({axis(q, a) for q in pts}) > 1]
+    return " ".join("%s=%s" % (a, axis(p, a)) for a in vary) or "bs=%s qd=%s" % (
         p["bs"], p["iodepth"])
 
 

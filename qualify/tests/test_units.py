@@ -1039,6 +1039,70 @@ class Plans(unittest.TestCase):
         self.assertIn("size=64m\n", j["server"])
         self.assertIn("size=%d\n" % (64 * 2**20 - 4096), j["clients"][0][1])
 
+    def test_replicas(self):
+        # the replicated log: a sweep of 1 to 3 replicas, R server jobs
+        # on the target (ports of their own) and one client naming each
+        full = planmod.load("full")
+        reps = {s["name"]: (s["mode"], s["replicas"]) for s in full["series"]
+                if s["replicas"] != [1]}
+        self.assertEqual(sorted(reps.values()), [("aof-apm", [1, 2, 3]),
+                                                 ("aof-gpspm", [1, 2, 3])])
+        p = planmod.normalize({"series": [
+            {"name": "r", "mode": "aof-gpspm", "rw": "write",
+             "iodepth": [1], "replicas": [1, 3]},
+            {"name": "j", "mode": "aof-apm", "rw": "write",
+             "numjobs": [2], "replicas": 2}]})
+        one, three, two = planmod.points(p)
+        # one replica keeps the single log's id; more name their number
+        self.assertEqual(
+            [one["id"], three["id"], two["id"]],
+            ["r/bs=4k/iodepth=1/numjobs=1/clients=1",
+             "r/bs=4k/iodepth=1/numjobs=1/clients=1/replicas=3",
+             "j/bs=4k/iodepth=1/numjobs=2/clients=1/replicas=2"])
+        j = planmod.job_files(p, three, "10.0.0.1", ["h1"], 7300)
+        self.assertIn("\nport=7300\n", j["server"])
+        self.assertIn("numjobs=3\n", j["server"])
+        c = j["clients"][0][1]
+        self.assertIn("serverip=10.0.0.1,10.0.0.1,10.0.0.1\n", c)
+        self.assertIn("port=7300,7301,7302\n", c)
+        self.assertIn("numjobs=1\n", c)
+        # numjobs J: replica k's jobs on the ports after replica k-1's J
+        j = planmod.job_files(p, two, "10.0.0.1", ["h1"], 7300)
+        self.assertIn("numjobs=4\n", j["server"])
+        self.assertIn("port=7300,7302\n", j["clients"][0][1])
+        self.assertIn("numjobs=2\n", j["clients"][0][1])
+        j = planmod.job_files(p, one, "10.0.0.1", ["h1"], 7300)
+        self.assertIn("serverip=10.0.0.1\nport=7300\n", j["clients"][0][1])
+        self.assertIn("numjobs=1\n", j["server"])
+        # a threshold picks points by their replicas
+        self.assertTrue(verdict.matches(three, {"where": {"replicas": 3}}))
+        self.assertFalse(verdict.matches(one, {"where": {"replicas": 3}}))
+
+    def test_replicas_refused(self):
+        one = {"name": "a", "mode": "aof-apm", "rw": "write"}
+        for bad, why in ((dict(one, mode="apm"), "only the append-only log"),
+                         (dict(one, mode="gpspm-busy", replicas=[1, 2]),
+                          "only the append-only log"),
+                         (dict(one, replicas=[4]), "1 to 3"),
+                         (dict(one, replicas=[0]), "1 to 3"),
+                         (dict(one, replicas=["2"]), "1 to 3")):
+            if "replicas" not in bad:
+                bad["replicas"] = [2]
+            with self.assertRaisesRegex(planmod.PlanError,
+                                        "series a: replicas.*%s" % why):
+                planmod.normalize({"series": [bad]})
+        # a series of other modes has one server: replicas [1] is that
+        planmod.normalize({"series": [dict(one, mode="apm", replicas=1)]})
+
+    def test_replicas_in_reports(self):
+        from rpma_qualify import report
+        # runs written before replicas: their points have none
+        old = {"id": "a/bs=4k", "bs": "4k", "iodepth": 1, "numjobs": 1,
+               "clients": 1}
+        self.assertEqual(report.label(old, [old]), "bs=4k qd=1")
+        new = [dict(old, replicas=r) for r in (1, 2, 3)]
+        self.assertEqual(report.label(new[2], [old] + new), "replicas=3")
+
     def test_only(self):
         full = planmod.load("full")
         p = planmod.select(full, ["apm-devdax/bs=4k/iodepth=1/*",
