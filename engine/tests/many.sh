@@ -55,7 +55,7 @@ many_lost_client() {
 # that runs out (HOW exitall), or by SIGTERM (HOW signal): the job must
 # still fail, naming the lost client
 many_terminated() {
-	local kind=$1 how=$2 name=$1-clients3-one-killed-then-$2 src victim others companion=()
+	local kind=$1 how=$2 name=$1-clients3-one-killed-then-$2 src victim others companion=() i
 	begin_case "$name"
 	# the companion runs out well after the clients came, even in a slow VM
 	[[ $how == exitall ]] && companion=(--exitall --name=companion --ioengine=null --size=1m
@@ -76,6 +76,13 @@ many_terminated() {
 	[[ $how == signal ]] && kill -TERM "$(pid_of server)"
 	waited server "$(pid_of server)" 90
 	src=$?
+	# the others' jobs end with their server: a SIGTERM while their fio
+	# writes its report would land inside the JSON, so only one that
+	# still runs 10 s later gets it
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$others" 2>/dev/null || break
+		sleep 0.2
+	done
 	kill "$others" 2>/dev/null
 	wait_exit "$others" 30
 	echo "  $name: server $src"
