@@ -342,16 +342,27 @@ def scaling(recs, o):
     o.append("| kind | busy | impl | numjobs | kB per job | beyond the region kB |")
     o.append("| --- | ---: | --- | ---: | ---: | ---: |")
     for (kind, nj, busy, impl), r in order:
-        # one server job of clients=1 is ours with one job, unless the
-        # run has the row itself (--isolation)
-        one = rows.get((kind, 1, busy, impl)) or rows.get((kind, 1, busy, "ours"))
-        if nj == 1 or not one or one["r1"] is None or r["r1"] is None:
+        per = rss_per_connection(rows, kind, nj, busy, impl)
+        if per is None:
             continue
-        per = (r["r1"] - one["r1"]) / (nj - 1)
         o.append(f"| {kind} | {busy} | {impl} | 1 -> {nj} | {per:,.0f} | {per - 1024:,.0f} |")
     o.append("")
     one_thread(rows, o)
     isolation(rows, o)
+
+
+def rss_per_connection(rows, kind, nj, busy, impl):
+    """the connected server's RSS growth per connection (kB) from the row
+    of 1 to the row of N, None where either is missing. The row of 1: the
+    same implementation's, its clients' busy the same or else any (memory
+    is the server's); else ours with one job (a server job of clients=1)"""
+    r = rows.get((kind, nj, busy, impl))
+    one = rows.get((kind, 1, busy, impl)) or next(
+        (v for k, v in rows.items() if k[:2] == (kind, 1) and k[3] == impl),
+        rows.get((kind, 1, busy, "ours")))
+    if nj == 1 or not r or not one or r["r1"] is None or one["r1"] is None:
+        return None
+    return (r["r1"] - one["r1"]) / (nj - 1)
 
 
 def ratio(a, b):
@@ -450,14 +461,6 @@ def isolation(rows, o):
     o.append("| --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | "
              "---: | ---: | ---: |")
 
-    def per_conn(kind, nj, busy, impl):
-        # the row of 1 whatever its clients' busy: memory is the server's
-        r = rows.get((kind, nj, busy, impl))
-        one = next((v for k, v in rows.items() if k[:2] == (kind, 1) and k[3] == impl), None)
-        if nj == 1 or not r or not one or r["r1"] is None or one["r1"] is None:
-            return None
-        return (r["r1"] - one["r1"]) / (nj - 1)
-
     for (kind, nj, busy, _), none, win in pairs:
         win = win or {}
         cpu = ratio(win.get("cpu_us"), none["cpu_us"])
@@ -468,8 +471,8 @@ def isolation(rows, o):
                  f"{'yes' if spread else 'no'} | {num(win.get('cpu_us'), '{:.1f}')} | "
                  f"{num(none['cpu_us'], '{:.1f}')} | {num(cpu, '{:.2f}')} | "
                  f"{num(win.get('tc'), '{:.2f}')} | {num(none['tc'], '{:.2f}')} | "
-                 f"{num(tc, '{:.2f}')} | {num(per_conn(kind, nj, busy, 'one'))} | "
-                 f"{num(per_conn(kind, nj, busy, 'one-none'))} |")
+                 f"{num(tc, '{:.2f}')} | {num(rss_per_connection(rows, kind, nj, busy, 'one'))} | "
+                 f"{num(rss_per_connection(rows, kind, nj, busy, 'one-none'))} |")
     o.append("")
 
 

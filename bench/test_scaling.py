@@ -159,6 +159,14 @@ class Isolation(unittest.TestCase):
         self.assertEqual((c[9], c[12]), ("1.05", "1.20"))
         self.assertEqual((c[13], c[14]), ("1,100", "1,090"))
 
+    def test_memory_per_connection_from_the_row_of_1_of_any_busy(self):
+        # the rows of 256 run with sleeping clients, the row of 1 spins
+        rows = {("apm", 1, "1", "one"): self.row([1], 1, 1, 2000, "window"),
+                ("apm", 256, "0", "one"): self.row([1], 1, 1, 2000 + 255 * 1030, "window"),
+                ("apm", 1, "0", "ours"): self.row([1], 1, 1, 9000, "window")}
+        self.assertEqual(scaling.rss_per_connection(rows, "apm", 256, "0", "one"), 1030)
+        self.assertIsNone(scaling.rss_per_connection(rows, "apm", 1, "1", "one"))
+
     def test_ranges_apart_are_not(self):
         self.assertEqual(self.table([7000, 8000], [9800, 11000])[6], "no")
 
