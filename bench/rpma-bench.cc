@@ -9,7 +9,7 @@
 //   rpma-bench server ADDR PORT [--size BYTES] [--wait]
 //   rpma-bench client ADDR PORT [--iterations N] [--bs SIZE[,SIZE...]]
 //                               [--ops write,read,send] [--wait] [--json]
-//   rpma-bench server ADDR PORT --connections N
+//   rpma-bench server ADDR PORT --connections N [--windows]
 //   rpma-bench client ADDR PORT --connections N [--one-by-one] [--json]
 //
 // The server exposes --size bytes of DRAM (default 1 MiB) and answers the
@@ -35,12 +35,20 @@
 // --one-by-one, waits for each connection before it requests the next. Once
 // all N are established it disconnects them all; the server accepts the N
 // requests as they come, keeps every connection until the client closes it,
-// and exits.
+// and exits. It hands each client a descriptor of its 1 MiB region in the
+// accept's private data, as the fio engines' servers do: the region's own,
+// or with --windows (our librpma only, an extension beyond upstream) a
+// memory window's, bound on that client's request before the accept, so that
+// the windows' cost of connecting shows beside none.
 #include <librpma.h>
 
 #include <infiniband/verbs.h>
 
+#include <dlfcn.h>
+#include <poll.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -75,7 +83,7 @@ constexpr int MAX_CONNECTIONS = 1024;
 		"usage: rpma-bench server ADDR PORT [--size BYTES] [--wait]\n"
 		"       rpma-bench client ADDR PORT [--iterations N] [--bs SIZE[,SIZE...]]\n"
 		"                                   [--ops write,read,send] [--wait] [--json]\n"
-		"       rpma-bench server ADDR PORT --connections N\n"
+		"       rpma-bench server ADDR PORT --connections N [--windows]\n"
 		"       rpma-bench client ADDR PORT --connections N [--one-by-one] [--json]\n"
 		"  (N: 1 to %d connections)\n",
 		MAX_CONNECTIONS);
@@ -146,6 +154,7 @@ struct Options {
 	bool wait = false;
 	bool json = false;
 	int connections = 0; // > 0: only connect (--connections)
+	bool windows = false;
 	bool one_by_one = false;
 };
 
@@ -189,6 +198,20 @@ rpma_peer *open_peer(const std::string &addr, rpma_util_ibv_context_type type)
 	return peer;
 }
 
+// the accept's private data: the descriptor's size, then the descriptor
+template <typename Object>
+std::vector<unsigned char> descriptor_pdata(const Object *object,
+					    int (*size_of)(const Object *, size_t *),
+					    int (*get)(const Object *, void *))
+{
+	size_t size = 0;
+	check(size_of(object, &size), "get_descriptor_size");
+	std::vector<unsigned char> pdata(1 + size);
+	pdata[0] = static_cast<unsigned char>(size);
+	check(get(object, pdata.data() + 1), "get_descriptor");
+	return pdata;
+}
+
 int run_server(const Options &o)
 {
 	rpma_peer *peer = open_peer(o.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
@@ -207,12 +230,8 @@ int run_server(const Options &o)
 			  &msg_mr),
 	      "rpma_mr_reg (messages)");
 
-	// the private data of the accept: the descriptor's size, then itself
-	size_t desc_size = 0;
-	check(rpma_mr_get_descriptor_size(mr, &desc_size), "rpma_mr_get_descriptor_size");
-	std::vector<unsigned char> pdata(1 + desc_size);
-	pdata[0] = static_cast<unsigned char>(desc_size);
-	check(rpma_mr_get_descriptor(mr, pdata.data() + 1), "rpma_mr_get_descriptor");
+	std::vector<unsigned char> pdata =
+		descriptor_pdata(mr, rpma_mr_get_descriptor_size, rpma_mr_get_descriptor);
 
 	rpma_ep *ep = nullptr;
 	check(rpma_ep_listen(peer, o.addr.c_str(), o.port.c_str(), &ep), "rpma_ep_listen");
@@ -445,34 +464,119 @@ void expect_event(rpma_conn *conn, rpma_conn_event want, const char *side)
 	}
 }
 
+// The memory windows' calls, found when the program runs: the same binary
+// also runs on the reference librpma, which has no LIBRPMA_EXT_1.0 node
+// that a link-time reference could bind to.
+struct WindowCalls {
+	decltype(&rpma_mr_reg_for_windows) reg_for_windows;
+	decltype(&rpma_mw_new) mw_new;
+	decltype(&rpma_mw_delete) mw_delete;
+	decltype(&rpma_conn_req_bind_mw) bind;
+	decltype(&rpma_mw_get_descriptor_size) descriptor_size;
+	decltype(&rpma_mw_get_descriptor) descriptor;
+};
+
+template <typename Call> void find_call(Call *call, const char *name)
+{
+	*call = reinterpret_cast<Call>(dlsym(RTLD_DEFAULT, name));
+	if (!*call) {
+		std::fprintf(stderr, "rpma-bench: --windows: this librpma has no %s\n", name);
+		std::exit(2);
+	}
+}
+
+WindowCalls window_calls()
+{
+	WindowCalls w{};
+	find_call(&w.reg_for_windows, "rpma_mr_reg_for_windows");
+	find_call(&w.mw_new, "rpma_mw_new");
+	find_call(&w.mw_delete, "rpma_mw_delete");
+	find_call(&w.bind, "rpma_conn_req_bind_mw");
+	find_call(&w.descriptor_size, "rpma_mw_get_descriptor_size");
+	find_call(&w.descriptor, "rpma_mw_get_descriptor");
+	return w;
+}
+
+// Each connection, once its client closes it. The client closes them in
+// its own order, which need not be the order its requests came in: waiting
+// for one while the client waits for another's answer would stall both
+// until the CM gives up on the disconnect request (minutes, on rxe).
+void close_as_the_client_does(std::vector<rpma_conn *> &conns)
+{
+	std::vector<pollfd> fds(conns.size());
+	for (size_t i = 0; i < conns.size(); i++) {
+		fds[i].events = POLLIN;
+		check(rpma_conn_get_event_fd(conns[i], &fds[i].fd), "rpma_conn_get_event_fd");
+	}
+	for (size_t open = conns.size(); open;) {
+		if (poll(fds.data(), fds.size(), -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll", errno);
+		}
+		for (size_t i = 0; i < conns.size(); i++) {
+			if (fds[i].fd < 0 || !fds[i].revents)
+				continue;
+			expect_event(conns[i], RPMA_CONN_CLOSED, "server");
+			check(rpma_conn_disconnect(conns[i]), "rpma_conn_disconnect");
+			check(rpma_conn_delete(&conns[i]), "rpma_conn_delete");
+			fds[i].fd = -1; // poll() passes over it now
+			open--;
+		}
+	}
+}
+
 int serve_connections(const Options &o)
 {
 	rpma_peer *peer = open_peer(o.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
+	WindowCalls w{};
+	if (o.windows)
+		w = window_calls();
+	constexpr int USAGE = RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
+			      RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY;
+	void *mem = alloc(o.size);
+	rpma_mr_local *mr = nullptr;
+	check(o.windows ? w.reg_for_windows(peer, mem, o.size, USAGE, &mr)
+			: rpma_mr_reg(peer, mem, o.size, USAGE, &mr),
+	      "registering the region");
 	rpma_ep *ep = nullptr;
 	check(rpma_ep_listen(peer, o.addr.c_str(), o.port.c_str(), &ep), "rpma_ep_listen");
-	std::printf("rpma-bench: server listening on %s:%s for %d connections\n", o.addr.c_str(),
-		    o.port.c_str(), o.connections);
+	std::printf("rpma-bench: server listening on %s:%s for %d connections%s\n",
+		    o.addr.c_str(), o.port.c_str(), o.connections,
+		    o.windows ? ", a memory window each" : "");
 	std::fflush(stdout);
 	// accept each request as it comes: the events of the ones accepted
 	// already wait in their own connections meanwhile
 	std::vector<rpma_conn *> conns(o.connections, nullptr);
+	std::vector<rpma_mw *> windows(o.connections, nullptr);
 	Clock::time_point first;
-	for (rpma_conn *&conn : conns) {
+	for (size_t i = 0; i < conns.size(); i++) {
 		rpma_conn_req *req = nullptr;
 		check(rpma_ep_next_conn_req(ep, nullptr, &req), "rpma_ep_next_conn_req");
-		if (&conn == &conns.front())
+		if (i == 0)
 			first = Clock::now();
-		check(rpma_conn_req_connect(&req, nullptr, &conn), "rpma_conn_req_connect");
+		std::vector<unsigned char> pdata;
+		if (o.windows) {
+			check(w.mw_new(peer, &windows[i]), "rpma_mw_new");
+			check(w.bind(req, windows[i], mr, 0, o.size, USAGE), "rpma_conn_req_bind_mw");
+			pdata = descriptor_pdata(windows[i], w.descriptor_size, w.descriptor);
+		} else {
+			pdata = descriptor_pdata(mr, rpma_mr_get_descriptor_size,
+						 rpma_mr_get_descriptor);
+		}
+		rpma_conn_private_data pd{pdata.data(), static_cast<uint8_t>(pdata.size())};
+		check(rpma_conn_req_connect(&req, &pd, &conns[i]), "rpma_conn_req_connect");
 	}
 	for (rpma_conn *conn : conns)
 		expect_event(conn, RPMA_CONN_ESTABLISHED, "server");
 	double up = seconds(first, Clock::now());
 	check(rpma_ep_shutdown(&ep), "rpma_ep_shutdown");
-	for (rpma_conn *&conn : conns) {
-		expect_event(conn, RPMA_CONN_CLOSED, "server");
-		check(rpma_conn_disconnect(conn), "rpma_conn_disconnect");
-		check(rpma_conn_delete(&conn), "rpma_conn_delete");
-	}
+	close_as_the_client_does(conns);
+	for (rpma_mw *&mw : windows)
+		if (mw)
+			check(w.mw_delete(&mw), "rpma_mw_delete");
+	check(rpma_mr_dereg(&mr), "rpma_mr_dereg");
+	std::free(mem);
 	rpma_peer_delete(&peer);
 	std::printf("rpma-bench: server: %d connections established %.3f s after the first "
 		    "request came\n",
@@ -586,11 +690,13 @@ int main(int argc, char *argv[])
 			o.connections = parse_connections(value());
 		else if (a == "--one-by-one")
 			o.one_by_one = true;
+		else if (a == "--windows" && mode == "server")
+			o.windows = true;
 		else
 			usage();
 	}
-	if (o.one_by_one && !o.connections)
-		usage(); // it says how to connect: nothing else to do
+	if ((o.one_by_one || o.windows) && !o.connections)
+		usage(); // they say how to connect: nothing else to do
 	if (o.connections && mode == "server")
 		return serve_connections(o);
 	if (o.connections && mode == "client")
