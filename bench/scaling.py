@@ -599,9 +599,11 @@ def connect(recs, env, o):
     o += ["`rpma-bench client --connections N` against "
           "`rpma-bench server --connections N` (bench/rpma-bench.cc, the public API only), "
           "the same binary on our librpma and on the reference's (Debian's librpma 1.2), "
-          "in one boot of the Soft-RoCE VM "
+          "and on ours with `--windows` (ours-window: the server binds a memory window on each "
+          "request before it accepts it, and hands its descriptor over, where the others hand "
+          "the region's own), in one boot of the Soft-RoCE VM "
           f"({env.get('guest_cpus', '?')} vCPUs), {rounds} rounds, which "
-          "library goes first alternating. The time is the client's wall clock from its first "
+          "goes first rotating. The time is the client's wall clock from its first "
           "`rpma_conn_req_new` to its last `RPMA_CONN_ESTABLISHED` (the peer opened before). "
           "*concurrent*: all N `rpma_conn_req_new`, then all N `rpma_conn_req_connect`, then the "
           "N waits for ESTABLISHED; *one-by-one*: each connection established before the next is "
@@ -611,7 +613,9 @@ def connect(recs, env, o):
           "| N | way | impl | runs | all established s (median) | min - max | req_new s | "
           "connect s | wait s | disconnect s |",
           "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for (how, n, impl) in sorted(runs, key=lambda k: (k[0] != "concurrent", k[1], k[2] != "ours")):
+    impls = ("ours", "ours-window", "ref")
+    for (how, n, impl) in sorted(runs, key=lambda k: (k[0] != "concurrent", k[1],
+                                                      impls.index(k[2]) if k[2] in impls else 9)):
         v = runs[(how, n, impl)]
         t = [j["total_s"] for j in v]
 
@@ -620,6 +624,16 @@ def connect(recs, env, o):
         o.append(f"| {n} | {how} | {impl} | {len(v)} | {median(t):.3f} | "
                  f"{min(t):.3f} - {max(t):.3f} | {m('req_new_s')} | {m('connect_s')} | "
                  f"{m('established_s')} | {m('disconnect_s')} |")
+    windows = [(how, n) for (how, n, impl) in sorted(runs) if impl == "ours-window"
+               and (how, n, "ours") in runs]
+    if windows:
+        o += ["", "What a window per connection costs in connecting (ours-window against ours, "
+              "the medians; the target of a `clients=N` job is 1.2x at 256):", "",
+              "| N | way | ours s | ours-window s | ratio |", "| ---: | --- | ---: | ---: | ---: |"]
+        for how, n in sorted(windows, key=lambda k: (k[0] != "concurrent", k[1])):
+            a = median([j["total_s"] for j in runs[(how, n, "ours")]])
+            b = median([j["total_s"] for j in runs[(how, n, "ours-window")]])
+            o.append(f"| {n} | {how} | {a:.3f} | {b:.3f} | {num(ratio(b, a), '{:.2f}x')} |")
     if failed:
         o += ["", "Failed runs: " + "; ".join(failed) + "."]
 

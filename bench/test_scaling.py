@@ -185,5 +185,31 @@ class Isolation(unittest.TestCase):
             self.assertIsNone(scaling.isolation_in_force(os.path.join(d, "missing")))
 
 
+class Connect(unittest.TestCase):
+    """bench/run --connect's tables: a window per connection against none"""
+
+    def rec(self, impl, n, r, total):
+        return dict(record="connect", impl=impl, n=n, how="concurrent", round=r,
+                    status="0 0", total_s=total, req_new_s=0, connect_s=0,
+                    established_s=0, disconnect_s=0)
+
+    def test_the_ratio_of_the_medians(self):
+        recs = [self.rec("ours", 256, 1, 0.40), self.rec("ours", 256, 2, 0.50),
+                self.rec("ours", 256, 3, 0.45),
+                self.rec("ours-window", 256, 1, 0.60), self.rec("ours-window", 256, 2, 0.54),
+                self.rec("ours-window", 256, 3, 9.0),
+                self.rec("ref", 256, 1, 0.5), self.rec("ours-window", 16, 1, 0.1)]
+        o = []
+        scaling.connect(recs, {}, o)
+        line, = [x for x in o if x.startswith("| 256 | concurrent | 0.")]
+        # 0.60 against 0.45: one slow round moves no median
+        self.assertEqual([c.strip() for c in line.split("|")[1:-1]],
+                         ["256", "concurrent", "0.450", "0.600", "1.33x"])
+        # N=16 has no run of ours to set it against
+        self.assertFalse([x for x in o if x.startswith("| 16 | concurrent | 0.")])
+        rows = [x.split("|")[3].strip() for x in o if x.startswith("| 256 | concurrent |")]
+        self.assertEqual(rows[:3], ["ours", "ours-window", "ref"])
+
+
 if __name__ == "__main__":
     unittest.main()

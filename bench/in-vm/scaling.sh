@@ -220,18 +220,22 @@ latbase() {
 
 # scaling_runs: the latency baselines, then the rows, round after round
 scaling_runs() {
-	local port=$BENCH_PORT r nj kind spec impl
+	local port=$BENCH_PORT r nj kind spec impl order
 	mkdir -p "$BENCH_RAW/scaling"
 	# a fio of 256 client jobs holds a few descriptors per connection
 	ulimit -n 65536
-	# --isolation: windows against none, alternately in each round; the
-	# clients spin where IOPS are compared (1 and 16), sleep at 256, where
-	# the time to connect is
+	# --isolation: windows against none, both in each round, which goes
+	# first alternating with the rounds (a row inherits its predecessor's
+	# leftovers: 256 connections still being torn down); the clients spin
+	# where IOPS are compared (1 and 16), sleep at 256, where the time to
+	# connect is
 	if ((${BENCH_ISOLATION:-0})); then
 		for ((r = 1; r <= BENCH_ROUNDS; r++)); do
+			order="one one-none"
+			((r % 2)) || order="one-none one"
 			for spec in 1:1 16:1 256:0; do
 				for kind in apm gpspm; do
-					for impl in one one-none; do
+					for impl in $order; do
 						nj=${spec%:*}
 						[[ $kind-nj$nj-busy${spec#*:}-$impl =~ ${BENCH_ROWS:-.} ]] || continue
 						scale_pair "$impl" "$kind" "$nj" "${spec#*:}" "$r"
