@@ -230,8 +230,8 @@ int run_server(const Options &o)
 			  &msg_mr),
 	      "rpma_mr_reg (messages)");
 
-	std::vector<unsigned char> pdata =
-		descriptor_pdata(mr, rpma_mr_get_descriptor_size, rpma_mr_get_descriptor);
+	std::vector<unsigned char> pdata = descriptor_pdata(mr, rpma_mr_get_descriptor_size,
+							    rpma_mr_get_descriptor);
 
 	rpma_ep *ep = nullptr;
 	check(rpma_ep_listen(peer, o.addr.c_str(), o.port.c_str(), &ep), "rpma_ep_listen");
@@ -541,9 +541,8 @@ int serve_connections(const Options &o)
 	      "registering the region");
 	rpma_ep *ep = nullptr;
 	check(rpma_ep_listen(peer, o.addr.c_str(), o.port.c_str(), &ep), "rpma_ep_listen");
-	std::printf("rpma-bench: server listening on %s:%s for %d connections%s\n",
-		    o.addr.c_str(), o.port.c_str(), o.connections,
-		    o.windows ? ", a memory window each" : "");
+	std::printf("rpma-bench: server listening on %s:%s for %d connections%s\n", o.addr.c_str(),
+		    o.port.c_str(), o.connections, o.windows ? ", a memory window each" : "");
 	std::fflush(stdout);
 	// accept each request as it comes: the events of the ones accepted
 	// already wait in their own connections meanwhile
@@ -558,7 +557,8 @@ int serve_connections(const Options &o)
 		std::vector<unsigned char> pdata;
 		if (o.windows) {
 			check(w.mw_new(peer, &windows[i]), "rpma_mw_new");
-			check(w.bind(req, windows[i], mr, 0, o.size, USAGE), "rpma_conn_req_bind_mw");
+			check(w.bind(req, windows[i], mr, 0, o.size, USAGE),
+			      "rpma_conn_req_bind_mw");
 			pdata = descriptor_pdata(windows[i], w.descriptor_size, w.descriptor);
 		} else {
 			pdata = descriptor_pdata(mr, rpma_mr_get_descriptor_size,
