@@ -192,6 +192,12 @@ class Perftest(unittest.TestCase):
             data("perftest-write_lat-rejected2.out")))
         self.assertFalse(perftest.REJECTED.search(
             data("perftest-read_bw.out")))
+        # refused at its first connection: nothing listened yet; at its
+        # second (the test's queue pair), the server it reached is spent
+        self.assertTrue(perftest.not_listening(text))
+        self.assertFalse(perftest.not_listening(
+            data("perftest-write_lat-rejected2.out")))
+        self.assertFalse(perftest.not_listening(data("perftest-read_bw.out")))
 
     def test_inf(self):
         text = data("perftest-write_lat.out")
@@ -1479,6 +1485,127 @@ class RunAndContinue(unittest.TestCase):
         r = res["points"][0]["repeats"][0]
         self.assertEqual(r["status"], "failed")
         self.assertIn("no JSON report", r["reason"])
+
+
+FAKE_PERFTEST_FIO = """#!/bin/sh
+# fio --client for perftest's servers: says each exec job runs, then
+# serves until interrupted (as fio does until its runtime)
+echo "$*" >>"%(dir)s/server-calls"
+jobs=$(grep -c '^program=' "$2")
+echo "$jobs" >>"%(dir)s/server-jobs"
+grep '^arguments=' "$2" | sed 's/^arguments=/<server> perftest : Running ib_write_bw /'
+exec sleep 60
+"""
+
+FAKE_IB_WRITE_BW = """#!/bin/sh
+# perftest's client: what each server (by port) did on the bed. A server
+# takes one client; a second client at its port crosses perftest's two
+# connections and hangs (as on the bed, until the tool's limit)
+for a in "$@"; do port=$last; last=$a; done
+n=$(cat "%(dir)s/port-$port" 2>/dev/null || echo 0)
+echo $((n + 1)) >"%(dir)s/port-$port"
+echo "$port" >>"%(dir)s/client-calls"
+script=$(sed -n "s/^$port //p" "%(dir)s/script" | cut -d' ' -f$((n + 1)))
+case $script in
+comm) cat "%(data)s/perftest-write_lat-rejected.out"; exit 1 ;;
+data) cat "%(data)s/perftest-write_lat-rejected2.out"; exit 1 ;;
+ok) exec cat "%(data)s/perftest-write_bw.out" ;;
+*) echo " waiting on port $port" >&2; exec sleep 40 ;;
+esac
+"""
+
+
+class PerftestBaseline(unittest.TestCase):
+    """runner's perftest baselines with fio and ib_write_bw replaced by
+    scripts that act as the bed did (no RDMA): each attempt its own
+    server, a server never given a second client."""
+
+    def setUp(self):
+        from rpma_qualify import perftest as pt
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        os.mkdir(os.path.join(d, "bin"))
+        for name, text in (("fio", FAKE_PERFTEST_FIO),
+                           ("ib_write_bw", FAKE_IB_WRITE_BW)):
+            path = os.path.join(d, "bin", name)
+            with open(path, "w") as f:
+                f.write(text % {"dir": d, "data": DATA})
+            os.chmod(path, 0o755)
+        self.path = os.environ["PATH"]
+        os.environ["PATH"] = os.path.join(d, "bin") + ":" + self.path
+        # a hung client is given up after 3 s here (70 on the bed)
+        self.limit = getattr(pt, "limit_s", None)
+        pt.limit_s = lambda test, amount: 3
+
+    def tearDown(self):
+        from rpma_qualify import perftest as pt
+        os.environ["PATH"] = self.path
+        if self.limit:
+            pt.limit_s = self.limit
+        self.tmp.cleanup()
+
+    def run_baseline(self, script):
+        """script: {port: [what its server's clients see, in turn]}"""
+        from rpma_qualify import perftest as pt, runner
+        d = self.tmp.name
+        with open(os.path.join(d, "script"), "w") as f:
+            for port, seq in script.items():
+                f.write("%d %s\n" % (port, " ".join(seq)))
+        plan = planmod.normalize({"name": "t", "series": [
+            {"name": "w", "mode": "apm", "rw": "write"}],
+            "baseline": {"tests": ["write_bw"], "sizes": ["4k"],
+                         "lat_iters": 300, "bw_iters": 2000}})
+        out = os.path.join(d, "run")
+        res = runner.new(plan, out, "127.0.0.1", ["127.0.0.1"])
+        import time
+        t0 = time.time()
+        runner.Runner(out, res, quiet=True).baselines()
+        took = time.time() - t0
+        res = runner.load(out)
+        with open(os.path.join(d, "client-calls")) as f:
+            calls = [int(x) for x in f.read().split()]
+        with open(os.path.join(d, "server-jobs")) as f:
+            jobs = [int(x) for x in f.read().split()]
+        return res["baselines"]["write_bw/4096"], calls, jobs, took, pt
+
+    def test_first_connection_refused_retried(self):
+        # nothing listened yet: the same server, asked again
+        port = 18515
+        b, calls, jobs, _, _ = self.run_baseline({port: ["comm", "ok"]})
+        self.assertEqual(b["status"], "done", b)
+        self.assertEqual(calls, [port, port])
+        self.assertEqual(jobs, [1])
+
+    def test_spent_server_never_asked_again(self):
+        # the 2026-12-06 CI run: the test's own connection refused (the
+        # server took the first and was still setting up its second);
+        # asking that server again crossed the two connections and hung
+        # until the limit, each attempt (3 x 70 s). Now: the next attempt,
+        # a new server of its own
+        port = 18515
+        b, calls, jobs, took, _ = self.run_baseline(
+            {port: ["data", "hang"], port + 1: ["ok"]})
+        self.assertEqual(b["status"], "done", b)
+        self.assertEqual(b["attempts"], 2)
+        self.assertEqual(calls, [port, port + 1])
+        self.assertEqual(jobs, [1, 1])
+        self.assertLess(took, 15)
+        self.assertIn("attempt 1: exit 1, no result", b["tries"][0])
+        self.assertIn("refused after the server took the first", b["tries"][0])
+
+    def test_hung_attempt_says_where(self):
+        port = 18515
+        b, calls, jobs, _, _ = self.run_baseline(
+            {port: ["hang"], port + 1: ["hang"], port + 2: ["hang"]})
+        self.assertEqual(b["status"], "failed")
+        self.assertEqual(calls, [port, port + 1, port + 2])
+        self.assertEqual(jobs, [1, 1, 1])
+        # what the client said before it was given up
+        self.assertIn("waiting on port %d" % (port + 2), b["reason"])
+        self.assertIn("timed out after 3", b["reason"])
+        with open(os.path.join(self.tmp.name, "run",
+                               b["outputs"][0])) as f:
+            self.assertIn("waiting on port %d" % port, f.read())
 
 
 class Env(unittest.TestCase):
