@@ -174,8 +174,8 @@ def read_host_load(path):
     for ln in text.splitlines():
         f = ln.split()
         if ln.startswith("#"):
-            if len(f) > 2 and f[1] == "cpus":
-                cpus = int(f[2])
+            m = re.match(r"#\s*cpus\s+(\d+)", ln)
+            cpus = int(m.group(1)) if m else cpus
             continue
         if len(f) < 6 or f[4] == "-":
             continue

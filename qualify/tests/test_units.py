@@ -1014,7 +1014,8 @@ class PowerSteadiness(unittest.TestCase):
 
     # the runs below are the fifth round alone: their run-rounds are
     # "b0 5" and "b1 5"
-    HOST_LOAD = """# cpus 2
+    # the header as twoguests writes it
+    HOST_LOAD = """# cpus 2; every 5 s: epoch, load average 1/5/15 min, the run-round under way
 1765044000 2.10 2.00 1.90 - -
 1765044005 2.20 2.00 1.90 b0 5
 1765044010 2.50 2.10 1.90 b0 5
