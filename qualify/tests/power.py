@@ -58,11 +58,13 @@ the rule, and exits 3:
      try: 6.7).
   3. host load, where the bed recorded it (twoguests writes D/host-load:
      every 5 s the 1-minute load average and the run-round under way):
-     at every run-round's start and end at most LOAD_PER_CPU (2) times
-     the host's CPUs. The bed's two guests of one vCPU each kept this
-     2-core host at load 2 to 4 alone; at twice its CPUs other work holds
-     as many runnable threads as the host has CPUs, and the guests wait
-     for theirs.
+     at every run-round's start and end at most LOAD_PER_CPU (3) times
+     the host's CPUs. The bed alone (two guests of one vCPU each, their
+     QEMU threads besides) took this 2-core host to 5.1 at the end of a
+     quick run's round and 5.4 in all (check-qualify-quick, 2026-12-06
+     22:45 UTC, nothing else seen running); the third try ran at 6 to 13.
+     Above 3 per CPU, other work holds about as many runnable threads as
+     the bed, and the guests wait for their CPUs.
 The repeats' own steady-state records (SNIA's rule over fio's window)
 are shown, not judged: on this bed most 5-second windows miss SNIA's 20 %
 range even on an idle host (1 of the 8 repeats of the two quick runs
@@ -91,7 +93,7 @@ MIN_PAIRS = 10
 QUIET_P50_US = 2700
 QUIET_FACTOR = 2
 DRIFT_MAX = 1 + GOAL_FLAGGED_PCT / 100
-LOAD_PER_CPU = 2
+LOAD_PER_CPU = 3
 NOT_STEADY = 3
 
 

@@ -1042,20 +1042,20 @@ class PowerSteadiness(unittest.TestCase):
                 rc, j, _, err, md = power_judge(d, host_load=path)
                 st = j["steady"]
                 self.assertEqual(st["steady"], steady, st["why"])
-                self.assertEqual(st["figures"]["host_load"]["bound"], 4)
+                self.assertEqual(st["figures"]["host_load"]["bound"], 6)
                 if not steady:
                     self.assertEqual(rc, 3)
                     self.assertIn("the host's load reached 6.4 (at b1 round "
-                                  "5 end), over 4", err)
+                                  "5 end), over 6", err)
                 else:
-                    self.assertIn("2.2 to 3.9 (at most 4: 2 CPUs)", md)
+                    self.assertIn("2.2 to 3.9 (at most 6: 2 CPUs)", md)
             # the delay step reads the load of its run's first round done
             with open(path, "w") as f:
-                f.write(self.HOST_LOAD.replace("2.50 2.10", "4.50 2.10")
+                f.write(self.HOST_LOAD.replace("2.50 2.10", "6.50 2.10")
                         % "3.0")
             rc, out, err = power_delay(os.path.join(d, "b0"), 10, path)
             self.assertEqual(rc, 3)
-            self.assertIn("4.5 (at b0 round 5 end)", err)
+            self.assertIn("6.5 (at b0 round 5 end)", err)
             rc, out, err = power_delay(os.path.join(d, "b1"), 10, path)
             self.assertEqual(rc, 0, err)
         self.assertIsNone(power.read_host_load(os.path.join(d, "gone")))
