@@ -17,6 +17,31 @@ ATTEMPTS = 3
 # says so in one of two ways
 REJECTED = re.compile(r"Unexpected CM event.*\b8\s*$"
                       r"|RDMA_CM_EVENT_REJECTED; error: 8\b", re.M)
+# With -R a client connects twice to the one port: first for perftest's
+# own exchange, then, after a handshake over it, the test's queue pair,
+# which the server only then listens for (a client retries that one for
+# about a second). perftest ends its first connection's failure with this
+# line; a refusal without it came at the second: the server had taken the
+# client's first connection, and serves no other client.
+FIRST_REFUSED = re.compile(r"Unable to init the socket connection")
+
+
+def not_listening(text):
+    """Whether a client's output says that nothing listened at the port
+    (a server still starting, worth asking again), rather than that the
+    server it reached is spent: a spent server given a second client
+    takes that client's first connection for its second, each then waits
+    on the other, and the client hangs until its limit (2026-12-06: 3 x
+    70 s of ib_write_bw in one run)."""
+    return bool(REJECTED.search(text) and FIRST_REFUSED.search(text))
+
+
+def limit_s(test, amount):
+    """How long one attempt of test at amount iterations may take: under
+    emulation 300 latency iterations have taken 25 s with the connection,
+    2000 bandwidth iterations of 4 KiB 10 to 20 s; a hung test never
+    ends."""
+    return 20 + amount // 20 if test.endswith("_lat") else 30 + amount // 50
 
 
 def args(test, size, iters, port):

@@ -143,10 +143,18 @@ class Host:
             pass
 
     def run(self, argv, timeout=60):
+        """(exit status, stdout, stderr); a command given up after timeout
+        s has status 1 and keeps what it said until then, which tells
+        where it hung."""
         try:
             r = subprocess.run(self.command(argv), capture_output=True,
                                text=True, timeout=timeout)
-        except (OSError, subprocess.TimeoutExpired) as e:
+        except subprocess.TimeoutExpired as e:
+            said = "".join(x.decode(errors="replace")
+                           if isinstance(x, bytes) else x
+                           for x in (e.stdout, e.stderr) if x)
+            return 1, said, "\n%s" % e
+        except OSError as e:
             return 1, "", str(e)
         return r.returncode, r.stdout, r.stderr
 
@@ -307,70 +315,86 @@ class Runner:
                           iters, first)
 
     def baseline(self, t, s, port0, iters, first):
-        """One perftest test: its servers on the target through one fio
-        --client, ended (fio kills what its exec jobs started) once the
-        test is done, so that a server left spinning by a client that
-        hung cannot starve what comes next."""
+        """One perftest test, in up to perftest.ATTEMPTS attempts at ports
+        from port0. A perftest server serves one client, and one whose
+        client gave up after connecting may spin on the target's CPU: so
+        each attempt has a server of its own, started for it and ended
+        with it (attempt()), and no server is given a second client once
+        it took a first (perftest.not_listening)."""
         b = self.res["baselines"]
         key = "%s/%d" % (t, s)
         amount = iters[t.split("_")[1]]
-        # per attempt: under emulation 300 latency iterations have taken
-        # 25 s with the connection, 2000 bandwidth iterations of 4 KiB 10
-        # to 20 s; a hung test never ends
-        limit = 20 + amount // 20 if t.endswith("_lat") else 30 + amount // 50
-        ports = [port0 + a for a in range(perftest.ATTEMPTS)]
-        d = os.path.join(self.out, "fio")
+        limit = perftest.limit_s(t, amount)
         stem = "perftest-%s-%d" % (t, s)
-        jf = os.path.join(d, stem + "-servers.fio")
+        tries, outputs, r, text = [], [], None, ""
+        for a in range(perftest.ATTEMPTS):
+            name = "%s.a%d" % (stem, a + 1)
+            rc, text, note = self.attempt(t, s, port0 + a, iters, amount,
+                                          limit, first, name)
+            path = os.path.join(self.out, "fio", name + ".out")
+            with open(path, "w") as f:
+                f.write(text)
+            outputs.append(os.path.relpath(path, self.out))
+            r = perftest.parse(t, text) if rc == 0 else None
+            tries.append("attempt %d: exit %s%s%s" % (
+                a + 1, rc, "" if r else ", no result", note))
+            if r:
+                break
+        entry = {"tries": tries, "outputs": outputs, "output": outputs[-1]}
+        if r:
+            b[key] = dict(entry, status="done", result=r,
+                          attempts=len(tries))
+        else:
+            b[key] = dict(entry, status="failed",
+                          reason="; ".join(tries) + ": " + text.strip()[-160:])
+        save(self.out, self.res)
+
+    def attempt(self, t, s, port, iters, amount, limit, first, name):
+        """One attempt of a perftest test: (client's exit status, its
+        output, a note on why it stopped). Its server runs on the target
+        as a job of fio's exec engine through a fio --client of its own,
+        interrupted once the client is done: fio kills what its exec jobs
+        started, so a server left spinning cannot starve the next
+        attempt. A client refused because nothing listened yet (the server
+        still starting) asks the same server again, for 60 s at most."""
+        d = os.path.join(self.out, "fio")
+        jf = os.path.join(d, name + "-server.fio")
         with open(jf, "w") as f:
-            f.write(perftest.server_jobfile(
-                [(t, s, p) for p in ports], iters,
-                60 + (limit + 70) * len(ports)))
-        sout = os.path.join(d, stem + "-servers.out")
-        outp = open(sout, "w")
-        server = subprocess.Popen(
-            ["fio", "--client=%s" % self.target.name, jf],
-            stdout=outp, stderr=subprocess.STDOUT)
-        tries, r, text = [], None, ""
-        path = os.path.join(d, stem + ".out")
-        try:
-            # the servers run once the target's fio says it started each
-            end = time.time() + 60
-            while time.time() < end and server.poll() is None:
-                with open(sout) as f:
-                    if f.read().count(": Running ib_") >= len(ports):
-                        break
-                time.sleep(0.5)
-            for a, port in enumerate(ports):
+            f.write(perftest.server_jobfile([(t, s, port)], iters,
+                                            60 + limit + 70))
+        sout = os.path.join(d, name + "-server.out")
+        rc, text, note = 1, "", ""
+        with open(sout, "w") as outp:
+            server = subprocess.Popen(
+                ["fio", "--client=%s" % self.target.name, jf],
+                stdout=outp, stderr=subprocess.STDOUT)
+            try:
+                # the server runs once the target's fio says it started it
+                end = time.time() + 60
+                while time.time() < end and server.poll() is None:
+                    with open(sout) as f:
+                        if ": Running ib_" in f.read():
+                            break
+                    time.sleep(0.5)
                 argv = ([perftest.TESTS[t]] + perftest.args(t, s, amount, port)
                         + [self.setup["target_rdma"]])
-                # a server not listening yet rejects: not an attempt
                 wait_end = time.time() + 60
                 while True:
                     rc, o, e = first.run(argv, timeout=limit)
                     text = o + e
-                    if (rc == 0 or not perftest.REJECTED.search(text)
-                            or time.time() > wait_end):
+                    if rc == 0 or not perftest.REJECTED.search(text):
+                        break
+                    if not perftest.not_listening(text):
+                        note = (" (its own connection refused after the "
+                                "server took the first: that server is spent)")
+                        break
+                    if time.time() > wait_end:
+                        note = " (nothing listened at port %d)" % port
                         break
                     time.sleep(1)
-                r = perftest.parse(t, text) if rc == 0 else None
-                tries.append("attempt %d: exit %s%s" % (
-                    a + 1, rc, "" if r else ", no result"))
-                with open(path, "w") as f:
-                    f.write(text)
-                if r:
-                    break
-        finally:
-            _interrupt(server, 30)
-            outp.close()
-        if r:
-            b[key] = {"status": "done", "result": r, "attempts": len(tries),
-                      "output": os.path.relpath(path, self.out)}
-        else:
-            b[key] = {"status": "failed",
-                      "reason": "; ".join(tries) + ": " + text.strip()[-160:],
-                      "output": os.path.relpath(path, self.out)}
-        save(self.out, self.res)
+            finally:
+                _interrupt(server, 30)
+        return rc, text, note
 
     # --- points
 
