@@ -208,12 +208,8 @@ connect_errors() {
 # connection and fails its job with the reason.
 gpspm_bad_request() {
 	local what=$1 name=$1-request message=$2
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server gpspm --filename=malloc --size=1m
-	server_listens 30
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" "$what" >"$(case_dir)/client.log" 2>&1
-	fact client.status $?
+	rogue_case "$name" gpspm --filename=malloc --size=1m || return
+	rogue_run client "$what"
 	waited server "$(pid_of server)" 15
 	expect "$name" status client ok
 	expect "$name" status server failed
@@ -226,23 +222,16 @@ gpspm_bad_request() {
 # silent_client KIND [sleeping]: the server spins (busy_wait_polling=1, the
 # default) or sleeps between completions (=0), when it checks less often.
 silent_client() {
-	local kind=$1 name=$1-silent-client${2:+-$2} busy=1 rrc src start
+	local kind=$1 name=$1-silent-client${2:+-$2} busy=1
 	[[ ${2:-} == sleeping ]] && busy=0
 	if [[ ${RPMA_TEST_TRANSPORT:-rxe} == siw ]]; then
 		skip "$name" "on iWARP a queue pair in error ends its TCP stream, and so the connection: a peer cannot fall silent so (tests/twohosts' silence case stops the link instead)"
 		return
 	fi
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size=1m --busy_wait_polling=$busy
-	server_listens 30
-	start=$SECONDS
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" silent >"$(case_dir)/client.log" 2>&1
-	rrc=$?
-	fact client.status $rrc
+	rogue_case "$name" "$kind" --filename=malloc --size=1m --busy_wait_polling=$busy || return
+	rogue_run client silent
 	waited server "$(pid_of server)" 15
-	src=$?
-	echo "  $name: the server ended $((SECONDS - start)) s after its client fell silent: rogue $rrc, server $src"
+	summary
 	# the rogue's 0: disconnected by the server
 	expect "$name" status client ok
 	expect "$name" status server failed
@@ -254,12 +243,8 @@ silent_client() {
 # per job) serves its client to the end, data verified.
 outside_region() {
 	local name=outside-region
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server apm --filename=malloc --size=1m --numjobs=2
-	server_listens 30
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" outside >"$(case_dir)/rogue.log" 2>&1
-	fact rogue.status $?
+	rogue_case "$name" apm --filename=malloc --size=1m --numjobs=2 || return
+	rogue_run rogue outside
 	fio_start client apm --port=$(($(case_port) + 1)) --rw=write --bs=4k --size=1m \
 		--verify=crc32c
 	waited client "$(pid_of client)" 120

@@ -46,6 +46,28 @@ teardown_order() { # teardown_order KIND [late]
 	expect "$name" engine-check server 0
 }
 
+# rogue_server_case NAME MODE: begins case NAME, a rogue server
+# (ROGUE_SERVER MODE) listening on its port
+rogue_server_case() {
+	begin_case "$1"
+	rogue_program=$ROGUE_SERVER rogue_start rogue "$2"
+	wait_for_text "$(case_dir)/rogue.log" "waiting for a client" 30
+}
+
+# against_rogue_server NAME CLIENT_ARGS...: a GPSPM client (engine_check
+# preloaded) of CLIENT_ARGS, each I/O 4 KiB, against the rogue server for
+# up to 120 s: it must fail its job within seconds, and the rogue end well
+against_rogue_server() {
+	local name=$1
+	shift
+	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm "$@" --bs=4k --size=1m --time_based \
+		--runtime=120
+	waited client "$(pid_of client)" 45
+	waited rogue "$(pid_of rogue)" 70
+	expect "$name" status client failed
+	expect "$name" status rogue ok
+}
+
 # A server answers a flush request with bytes that are no response, then
 # nothing, the connection left up: the client fails its job at once, gives
 # fio back every io_u, stops the device before fio frees the buffers, and
@@ -53,25 +75,13 @@ teardown_order() { # teardown_order KIND [late]
 # would retry it, RNR, forever). sync=0: reads and writes in flight then;
 # sync=1: one write at a time.
 bad_response() { # bad_response SYNC
-	local name=gpspm-bad-response-sync$1 crc rrc rogue naks
-	local job=(--rw=randrw --iodepth=8)
+	local name=gpspm-bad-response-sync$1 naks job=(--rw=randrw --iodepth=8)
 	(($1)) && job=(--rw=write --iodepth=1 --sync=1)
-	begin_case "$name"
-	"$ROGUE_SERVER" "$RPMA_TEST_IP" "$(case_port)" gpspm-bad-response >"$(case_dir)/rogue.log" 2>&1 &
-	rogue=$!
-	wait_for_text "$(case_dir)/rogue.log" "waiting for a client" 30
+	rogue_server_case "$name" gpspm-bad-response
 	naks=$(rnr_naks)
-	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm "${job[@]}" --bs=4k \
-		--size=1m --time_based --runtime=120
-	waited client "$(pid_of client)" 45
-	crc=$?
-	waited rogue "$rogue" 70
-	rrc=$?
-	naks=$(($(rnr_naks) - naks))
-	fact rnr-naks "$naks"
-	echo "  $name: client $crc, rogue server $rrc, $naks RNR NAKs; $(tail -1 "$(case_dir)/rogue.log")"
-	expect "$name" status client failed
-	expect "$name" status rogue ok
+	against_rogue_server "$name" "${job[@]}"
+	fact rnr-naks $(($(rnr_naks) - naks))
+	summary rogue
 	expect "$name" between rnr-naks 0 0
 	expect "$name" says client "cannot unpack the flush response"
 	expect "$name" engine-check client 1
@@ -84,26 +94,16 @@ bad_response() { # bad_response SYNC
 # saying what was wrong, and counts no write complete: no flush request of
 # its was answered in order.
 rogue_response() { # rogue_response wrong-context|out-of-order
-	local name=gpspm-$1-response crc rrc rogue message rw=randrw
+	local name=gpspm-$1-response message rw=randrw
 	if [[ $1 == wrong-context ]]; then
 		message="which no flush request outstanding has"
 	else
 		message="before the older"
 		rw=randwrite # at least two flush requests at once
 	fi
-	begin_case "$name"
-	"$ROGUE_SERVER" "$RPMA_TEST_IP" "$(case_port)" "gpspm-$1" >"$(case_dir)/rogue.log" 2>&1 &
-	rogue=$!
-	wait_for_text "$(case_dir)/rogue.log" "waiting for a client" 30
-	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=$rw --iodepth=16 --bs=4k \
-		--size=1m --time_based --runtime=120
-	waited client "$(pid_of client)" 45
-	crc=$?
-	waited rogue "$rogue" 70
-	rrc=$?
-	echo "  $name: client $crc, rogue server $rrc; $(tail -1 "$(case_dir)/rogue.log")"
-	expect "$name" status client failed
-	expect "$name" status rogue ok
+	rogue_server_case "$name" "gpspm-$1"
+	against_rogue_server "$name" --rw=$rw --iodepth=16
+	summary rogue
 	expect "$name" written client 0
 	expect "$name" says client "$message"
 	expect "$name" engine-check client 1
