@@ -54,10 +54,7 @@ aof_writes() {
 		"--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
 	aof_append "aof-$mode-dram-sync" "$mode" "--filename=malloc --size=1m" \
 		"--rw=write --bs=512 --sync=1 --size=64k --verify=crc32c" 65536
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "aof-$mode-devdax" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "aof-$mode-devdax" || return
 	aof_append "aof-$mode-devdax" "$mode" \
 		"--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --size=8m --iodepth=16" \
 		"--rw=write --bsrange=512-8k --iodepth=16 --size=4m --verify=crc32c" 4194304
@@ -86,10 +83,7 @@ aof_syncs() {
 # reading run after it keeps the log and its pointer
 aof_new_log() {
 	local name=aof-new-log server
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "$name" || return
 	server="--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --size=2m"
 	aof_append "$name-first" apm "$server" "--rw=write --bs=4k --size=128k" 131072 || return
 	aof_append "$name" apm "$server" "--rw=write --bs=4k --size=64k --verify=crc32c" 65536 ||
@@ -109,10 +103,7 @@ aof_new_log() {
 # finds
 aof_refusal_keeps_log() {
 	local name=aof-refusal-keeps-log server
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "$name" || return
 	server="--filename=$RPMA_TEST_DEVDAX --size=2m"
 	aof_append "$name-first" apm "$server --direct_write_to_pmem=1" \
 		"--rw=write --bs=4k --size=128k" 131072 || return
@@ -210,10 +201,7 @@ aof_cases() {
 # 1 MiB); nothing of job 2's (8 KiB flushes, or 8 KiB-multiple tails alone).
 aof_native_case() {
 	local name=aof-native-ops-per-job crc src job line probes=no
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "$name" || return
 	begin_case "$name"
 	if native_possible 45 && native_possible 44; then
 		if flush_probe start 2>"$(case_dir)/probe.log" &&

@@ -302,10 +302,7 @@ no_size() {
 # does not promise (direct_write_to_pmem=0).
 apm_pmem_without_dwtp() {
 	local name=apm-pmem-without-direct-write
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "$name" || return
 	begin_case "$name"
 	fio_server apm --filename="$RPMA_TEST_DEVDAX" --size=2m
 	fio_client apm --rw=write --bs=4k --size=1m

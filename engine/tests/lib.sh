@@ -135,6 +135,12 @@ killed() {
 	sed -i "/^$1\.json\t/d" "$current_dir/formats"
 }
 
+# needs_devdax NAME: true where the guest has a Device DAX
+# (RPMA_TEST_DEVDAX); else false, case NAME recorded SKIP
+needs_devdax() {
+	[[ -n "${RPMA_TEST_DEVDAX:-}" ]] || { skip "$1" "no Device DAX (tests/vm/run --nvdimm)"; return 1; }
+}
+
 # has_odp: the RDMA device pages on demand (rxe from kernel 6.15)
 has_odp() {
 	ibv_devinfo -v -d "${RPMA_TEST_DEV:-rxe0}" 2>/dev/null |
