@@ -28,8 +28,7 @@ aof_refused() {
 	# shellcheck disable=SC2086
 	fio_client "$4" --rw=write --bs=4k --size=256k --connect_timeout=10 $5
 	waited server "$(pid_of server)" 30
-	expect "$name" status client nonzero
-	expect "$name" status server failed
+	statuses "$name" client=nonzero server=failed
 	expect "$name" says client "$6"
 	expect "$name" says server "$7"
 }
@@ -113,8 +112,7 @@ aof_refusal_keeps_log() {
 	server_listens 30
 	fio_client aof --aof_mode=apm --rw=write --bs=4k --size=64k --connect_timeout=10
 	waited server "$(pid_of server)" 30
-	expect "$name-refused" status client nonzero
-	expect "$name-refused" status server failed
+	statuses "$name-refused" client=nonzero server=failed
 	expect "$name-refused" says client "direct_write_to_pmem"
 	run_pair "$name-read" aof "--aof_mode=apm $server --direct_write_to_pmem=1" \
 		"--aof_mode=apm --rw=read --bs=4k --size=128k" || return

@@ -72,8 +72,7 @@ link_down() {
 	ip link set "$RPMA_TEST_NETDEV" up
 	link_cycled_by "$name"
 	echo "  $name: client $crc, server $src (124: still running) within $((SECONDS - down)) s of the link going down"
-	expect "$name" status client failed
-	expect "$name" status server failed
+	statuses "$name" client=failed server=failed
 	expect "$name" says server "went down"
 	expect "$name" says-one-of client "went down" "an RDMA operation failed"
 }
@@ -109,8 +108,7 @@ other_link_down() {
 	rdma link delete rxe-other
 	ip link del rpma-other
 	# not 0: the other device's link ended the run
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 }
 
 # The server is killed and started again on its port while a new client
@@ -211,8 +209,7 @@ gpspm_bad_request() {
 	rogue_case "$name" gpspm --filename=malloc --size=1m || return
 	rogue_run client "$what"
 	waited server "$(pid_of server)" 15
-	expect "$name" status client ok
-	expect "$name" status server failed
+	statuses "$name" client=ok server=failed
 	expect "$name" says server "$message"
 }
 
@@ -233,8 +230,7 @@ silent_client() {
 	waited server "$(pid_of server)" 15
 	summary
 	# the rogue's 0: disconnected by the server
-	expect "$name" status client ok
-	expect "$name" status server failed
+	statuses "$name" client=ok server=failed
 	expect "$name" says server "stopped answering"
 }
 
@@ -250,8 +246,7 @@ outside_region() {
 	waited client "$(pid_of client)" 120
 	wait_exit "$(pid_of server)" 30
 	# the rogue's 0: it got a remote access error
-	expect "$name" status rogue ok
-	expect "$name" status client ok
+	statuses "$name" rogue=ok client=ok
 }
 
 # A second server on a busy port: refused at once, with the reason.
@@ -352,8 +347,7 @@ isolation_option() {
 	fio_server apm --filename=malloc --size=1m
 	fio_client apm --rw=write --bs=4k --size=1m --verify=crc32c
 	waited server "$(pid_of server)" 30
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 	expect "$name" count server.log 1 1 contains "isolation="
 	if [[ ${RPMA_TEST_TRANSPORT:-rxe} == siw ]]; then
 		expect "$name" says server "; isolation=none: siw"

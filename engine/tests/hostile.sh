@@ -21,8 +21,7 @@ imm_single() {
 	waited server "$(pid_of server)" 30
 	summary rogue
 	# the rogue's 0: the server ended its connection
-	expect "$name" status rogue ok
-	expect "$name" status server job-error
+	statuses "$name" rogue=ok server=job-error
 	expect "$name" says server "immediate data"
 }
 
@@ -41,9 +40,7 @@ imm_many() {
 	waited client "$(pid_of client)" 120
 	waited server "$(pid_of server)" 60
 	summary
-	expect "$name" status rogue ok
-	expect "$name" status client ok
-	expect "$name" status server job-error
+	statuses "$name" rogue=ok client=ok server=job-error
 	expect "$name" says server "client 4 of 4 at $RPMA_TEST_IP:$(case_port)" "immediate data" \
 		"; the others go on"
 	expect "$name" says server "1 of 4 clients of $RPMA_TEST_IP:$(case_port) failed"
@@ -69,9 +66,7 @@ after_end() {
 	waited server "$(pid_of server)" 30
 	summary
 	# the server names client 2's bytes after its end
-	expect "$name" status client ok
-	expect "$name" status rogue ok
-	expect "$name" status server job-error
+	statuses "$name" client=ok rogue=ok server=job-error
 	expect "$name" says server "no flush request"
 	expect "$name" says server "1 of 2 clients of $RPMA_TEST_IP:$(case_port) failed"
 }
@@ -95,9 +90,7 @@ probe_during_answer() {
 	waited client "$(pid_of client)" 120
 	waited server "$(pid_of server)" 60
 	summary rogue
-	expect "$name" status rogue ok
-	expect "$name" status client ok
-	expect "$name" status server job-error
+	statuses "$name" rogue=ok client=ok server=job-error
 	expect "$name" says server "client 2 of 2 at" "; the others go on"
 }
 
@@ -113,8 +106,7 @@ rooms_full() {
 	rogue_run rogue rooms-full
 	waited server "$(pid_of server)" 30
 	summary rogue
-	expect "$name" status rogue ok
-	expect "$name" status server ok
+	statuses "$name" rogue=ok server=ok
 }
 
 # gives_up: a connection request whose client gave it up (rogue_client
@@ -132,9 +124,7 @@ gives_up() {
 	fio_client gpspm --rw=write --bs=4k --iodepth=4 --size=1m --verify=crc32c
 	waited server "$(pid_of server)" 30
 	summary
-	expect "$name" status rogue ok
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" rogue=ok client=ok server=ok
 	expect "$name" says-one-of server "could not be taken" "could not be accepted"
 }
 
@@ -164,7 +154,7 @@ third_client() {
 # caller adds what the server and the rogue must have said. False, the
 # case recorded FAIL, without ROGUE_CLIENT.
 strangers_amid_clients() {
-	local name=$1 kind=$2 runtime=$3 server=() who
+	local name=$1 kind=$2 runtime=$3 server=()
 	shift 3
 	while (($#)) && [[ $1 != -- ]]; do
 		server+=("$1")
@@ -182,9 +172,7 @@ strangers_amid_clients() {
 	waited client12 "$(pid_of client12)" 120
 	waited server "$(pid_of server)" 60
 	summary rogue
-	for who in rogue no-rtu client12 client server; do
-		expect "$name" status "$who" ok
-	done
+	statuses "$name" rogue=ok no-rtu=ok client12=ok client=ok server=ok
 }
 
 # strangers KIND: a server of clients=3 serves two clients of ours (one
@@ -321,8 +309,7 @@ leaked_key() {
 	summary rogue
 	expect "$name" status rogue ok
 	expect "$name" says rogue "foreign bytes: 0 read, 0 written"
-	expect "$name" status client1 ok
-	expect "$name" status client2 ok
+	statuses "$name" client1=ok client2=ok
 	expect "$name" never-says server "client 1 of 3"
 	expect "$name" never-says server "client 2 of 3"
 }
@@ -350,8 +337,7 @@ guessing() {
 	summary rogue
 	expect "$name" status rogue ok
 	expect "$name" says rogue "guessed 2048 keys" "foreign bytes: 0 read, 0 written"
-	expect "$name" status client12 ok
-	expect "$name" status client ok
+	statuses "$name" client12=ok client=ok
 	expect "$name" never-says server "client 1 of 3"
 	expect "$name" never-says server "client 2 of 3"
 }

@@ -121,6 +121,15 @@ expect() {
 	printf '%s\t%s\n' "$name" "$*" >>"$current_dir/expect"
 }
 
+# statuses NAME ROLE=VERDICT...: expect NAME status ROLE VERDICT, for each
+statuses() {
+	local name=$1 rule
+	shift
+	for rule; do
+		expect "$name" status "${rule%%=*}" "${rule#*=}"
+	done
+}
+
 # output_file FILE FORMAT: FILE, in the case directory, holds fio's report
 # in FORMAT (--output-format=)
 output_file() {

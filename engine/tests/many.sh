@@ -43,8 +43,7 @@ many_lost_client() {
 	echo "  $name: client $crc, server $src"
 	# the other client ends well, the server fails naming the lost client
 	# by its address
-	expect "$name" status client ok
-	expect "$name" status server nonzero
+	statuses "$name" client=ok server=nonzero
 	expect "$name" says server "of 2 at $RPMA_TEST_IP:$(case_port)" "(from $RPMA_TEST_IP:" "): " \
 		"; the others go on"
 	expect "$name" says server "1 of 2 clients of $RPMA_TEST_IP:$(case_port) failed"
@@ -133,9 +132,7 @@ many_late_client() {
 	else
 		echo "  $name: the late client did not connect while the first one ran"
 	fi
-	expect "$name" status first ok
-	expect "$name" status second ok
-	expect "$name" status server ok
+	statuses "$name" first=ok second=ok server=ok
 	expect "$name" between late-client-connected-after 0 -
 }
 
@@ -193,8 +190,7 @@ many_mixed() {
 	waited old2 "${pids[1]}" 300
 	wait_exit "$server" 60
 	src=$?
-	expect "$name-old-clients" status old1 ok
-	expect "$name-old-clients" status old2 ok
+	statuses "$name-old-clients" old1=ok old2=ok
 	record_pair "$name" "$crc" "$src" || return
 	for i in "${!patterns[@]}"; do
 		local r found=1
@@ -219,8 +215,7 @@ many_too_few() {
 	fio_server apm --clients=2 --filename=malloc --size=1m --runtime=20
 	fio_client apm --port_per_job=0 --rw=randwrite --bs=4k --size=1m --verify=crc32c
 	waited server "$(pid_of server)" 60
-	expect "$name" status client ok
-	expect "$name" status server nonzero
+	statuses "$name" client=ok server=nonzero
 	expect "$name" says server "1 of 2 clients connected to $RPMA_TEST_IP:$(case_port) within runtime=20s"
 }
 
@@ -233,8 +228,7 @@ many_port_mismatch() {
 	fio_client apm --numjobs=2 --port_per_job=0 --rw=write --bs=4k --size=1m --connect_timeout=5
 	waited server "$(pid_of server)" 60
 	# its second job finds nobody listening
-	expect "$name" status client nonzero
-	expect "$name" status server ok
+	statuses "$name" client=nonzero server=ok
 	expect "$name" says client "$RPMA_TEST_IP:$(case_port)"
 }
 

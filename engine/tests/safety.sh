@@ -40,8 +40,7 @@ teardown_order() { # teardown_order KIND [late]
 	fi
 	waited client "$client" 300
 	waited server "$(pid_of server)" 30
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 	expect "$name" engine-check client 1
 	expect "$name" engine-check server 0
 }
@@ -64,8 +63,7 @@ against_rogue_server() {
 		--runtime=120
 	waited client "$(pid_of client)" 45
 	waited rogue "$(pid_of rogue)" 70
-	expect "$name" status client failed
-	expect "$name" status rogue ok
+	statuses "$name" client=failed rogue=ok
 }
 
 # A server answers a flush request with bytes that are no response, then
@@ -138,8 +136,7 @@ sleeping_server_end() { # sleeping_server_end hold|hidden-sends
 		--number_ios=16 --iodepth=16 "${rate[@]}"
 	waited client "$(pid_of client)" 120
 	waited server "$(pid_of server)" 60
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 	# the server must not report its client killed
 	expect "$name" never-says server "was it killed"
 	# else the window was not made
@@ -167,8 +164,7 @@ late_send_completions() {
 		--bs=4k --size=1m --iodepth=2 --busy_wait_polling=1 --verify=crc32c
 	waited client "$(pid_of client)" 120
 	waited server "$(pid_of server)" 60
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 	# else the window was not made
 	expect "$name" says client "engine-check: delayed a SEND completion"
 	expect "$name" engine-check client 1
@@ -203,8 +199,7 @@ sync_accounting() {
 		>"$(case_dir)/psync.json" 2>"$(case_dir)/psync.log"
 	output_file psync.json json
 	rm -f "/tmp/$name"
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 	expect "$name" same-figures client psync
 }
 
@@ -273,8 +268,7 @@ server_memory() {
 	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB with $conns connected"
 	# none if the server's memory was not read with all connected
 	[[ -z $a1 ]] || fact anon-kb-per-connection $(((a1 - a0) / conns))
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 	expect "$name" between anon-kb-per-connection - 56
 }
 
