@@ -35,11 +35,9 @@ dead_server() {
 	local kind=$1 name=$1-dead-server crc
 	begin_case "$name"
 	busy_pair "$kind"
-	local client
-	client=$(pid_of client)
 	killed server "$(pid_of server)"
 	local killed=$SECONDS
-	waited client "$client" 20
+	waited client "$(pid_of client)" 20
 	crc=$?
 	echo "  $name: the client ended $((SECONDS - killed)) s after the kill, status $crc (124: still running after 20 s)"
 	expect "$name" status client failed
@@ -61,11 +59,9 @@ link_down() {
 		kill -9 "$(pid_of server)" "$(pid_of client)" 2>/dev/null
 		return
 	fi
-	local client
-	client=$(pid_of client)
 	ip link set "$RPMA_TEST_NETDEV" down
 	down=$SECONDS
-	waited client "$client" 30
+	waited client "$(pid_of client)" 30
 	crc=$?
 	waited server "$(pid_of server)" 30
 	src=$?
@@ -98,12 +94,10 @@ other_link_down() {
 	fio_server apm --filename=malloc --size=8m --iodepth=4
 	fio_start client apm --rw=randwrite --bs=4k --iodepth=4 --size=8m \
 		--time_based --runtime=20 --connect_timeout=30
-	local client
-	client=$(pid_of client)
 	server_listens 30
 	sleep 5
 	ip link set rpma-other down
-	waited client "$client" 120
+	waited client "$(pid_of client)" 120
 	waited server "$(pid_of server)" 30
 	rdma link delete rxe-other
 	ip link del rpma-other
@@ -121,11 +115,9 @@ server_restart() {
 	killed server "$(pid_of server)"
 	fio_start client "$kind" --rw=write --bs=4k --iodepth=4 --size=4m \
 		--verify=crc32c --connect_timeout=60
-	local client
-	client=$(pid_of client)
 	sleep 3
 	fio_server "$kind" --filename=malloc --size=4m --iodepth=4
-	waited client "$client" 120
+	waited client "$(pid_of client)" 120
 	wait_exit "$(pid_of server)" 30
 	expect "$name" status client ok
 }
@@ -254,14 +246,12 @@ port_in_use() {
 	local name=port-in-use
 	begin_case "$name"
 	fio_server apm --filename=malloc --size=1m
-	local first
-	first=$(pid_of server)
 	server_listens 30
 	moved server first-server
 	fio_server apm --filename=malloc --size=1m
 	waited server "$(pid_of server)" 15
-	kill "$first" 2>/dev/null
-	wait "$first" 2>/dev/null
+	kill "$(pid_of first-server)" 2>/dev/null
+	wait "$(pid_of first-server)" 2>/dev/null
 	expect "$name" status server failed
 	expect "$name" says server "the port is in use"
 }
@@ -272,11 +262,9 @@ late_server() {
 	local name=late-server
 	begin_case "$name"
 	fio_start client apm --rw=write --bs=4k --size=1m --connect_timeout=60
-	local client
-	client=$(pid_of client)
 	sleep 8
 	fio_server apm --filename=malloc --size=1m
-	waited client "$client" 120
+	waited client "$(pid_of client)" 120
 	wait_exit "$(pid_of server)" 15
 	# the client waited for the server
 	expect "$name" status client ok

@@ -26,19 +26,18 @@ rnr_naks() {
 # first connection attempts are rejected (each registers and deregisters
 # its connection's memory before the job's own regions are registered).
 teardown_order() { # teardown_order KIND [late]
-	local kind=$1 name=$1-teardown-order${2:+-late-server} rw=randrw client
+	local kind=$1 name=$1-teardown-order${2:+-late-server} rw=randrw
 	[[ $kind == gpspm ]] && rw="randwrite --verify=crc32c"
 	begin_case "$name"
 	local server=(fio_server "$kind" --filename=malloc --size=2m --iodepth=8)
 	[[ -n ${2:-} ]] || LD_PRELOAD=$ENGINE_CHECK "${server[@]}"
 	# shellcheck disable=SC2086 # rw holds two words for GPSPM
 	LD_PRELOAD=$ENGINE_CHECK fio_start client "$kind" --rw=$rw --bs=4k --iodepth=8 --size=2m
-	client=$(pid_of client)
 	if [[ -n ${2:-} ]]; then
 		wait_for_text "$(case_dir)/client.log" "waiting for the server" 30
 		LD_PRELOAD=$ENGINE_CHECK "${server[@]}"
 	fi
-	waited client "$client" 300
+	waited client "$(pid_of client)" 300
 	waited server "$(pid_of server)" 30
 	statuses "$name" client=ok server=ok
 	expect "$name" engine-check client 1
