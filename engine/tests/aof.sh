@@ -21,10 +21,8 @@ aof_append() {
 # SERVER_SAYS: both fail within seconds, each saying why
 aof_refused() {
 	local name=$1
-	begin_case "$name"
 	# shellcheck disable=SC2086 # the argument lists are word lists
-	fio_server "$2" --filename=malloc --size=1m $3
-	server_listens 30
+	served_case "$name" "$2" --filename=malloc --size=1m $3
 	# shellcheck disable=SC2086
 	fio_client "$4" --rw=write --bs=4k --size=256k --connect_timeout=10 $5
 	waited server "$(pid_of server)" 30
@@ -106,10 +104,8 @@ aof_refusal_keeps_log() {
 	server="--filename=$RPMA_TEST_DEVDAX --size=2m"
 	aof_append "$name-first" apm "$server --direct_write_to_pmem=1" \
 		"--rw=write --bs=4k --size=128k" 131072 || return
-	begin_case "$name-refused"
 	# shellcheck disable=SC2086 # a word list
-	fio_server aof --aof_mode=apm $server
-	server_listens 30
+	served_case "$name-refused" aof --aof_mode=apm $server
 	fio_client aof --aof_mode=apm --rw=write --bs=4k --size=64k --connect_timeout=10
 	waited server "$(pid_of server)" 30
 	statuses "$name-refused" client=nonzero server=failed
@@ -139,9 +135,7 @@ aof_fresh_dram_read() {
 # server never checks a log
 aof_io_size_wraps() {
 	local name=aof-io-size-past-log
-	begin_case "$name"
-	fio_server aof --filename=malloc --size=1m
-	server_listens 30
+	served_case "$name" aof --filename=malloc --size=1m
 	fio_client aof --rw=write --bs=4k --io_size=2m --create_serialize=0 --connect_timeout=10
 	wait_exit "$(pid_of server)" 30
 	expect "$name" status client nonzero

@@ -109,9 +109,7 @@ other_link_down() {
 # connects: the new client waits for it and runs to the end.
 server_restart() {
 	local kind=$1 name=$1-server-restart
-	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size=4m --iodepth=4
-	server_listens 30
+	served_case "$name" "$kind" --filename=malloc --size=4m --iodepth=4
 	killed server "$(pid_of server)"
 	fio_start client "$kind" --rw=write --bs=4k --iodepth=4 --size=4m \
 		--verify=crc32c --connect_timeout=60
@@ -160,9 +158,7 @@ connect_errors() {
 		skip connect-refused "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
 		return
 	fi
-	begin_case "$name"
-	fio_server apm --filename=malloc --size=1m
-	server_listens 30
+	served_case "$name" apm --filename=malloc --size=1m
 	start=$SECONDS
 	ENGINE_CHECK_CONNECT_ERRNO=113:1000 LD_PRELOAD=$ENGINE_CHECK \
 		fio_client apm --rw=write --bs=4k --size=1m --connect_timeout=30
@@ -175,9 +171,7 @@ connect_errors() {
 	expect "$name" never-says client "no server listens"
 
 	name=connect-refused
-	begin_case "$name"
-	fio_server apm --filename=malloc --size=1m
-	server_listens 30
+	served_case "$name" apm --filename=malloc --size=1m
 	ENGINE_CHECK_CONNECT_ERRNO=111:3 LD_PRELOAD=$ENGINE_CHECK \
 		fio_client apm --rw=write --bs=4k --size=1m --connect_timeout=30
 	if [[ ${RPMA_TEST_TRANSPORT:-rxe} == siw ]]; then
@@ -244,9 +238,7 @@ outside_region() {
 # A second server on a busy port: refused at once, with the reason.
 port_in_use() {
 	local name=port-in-use
-	begin_case "$name"
-	fio_server apm --filename=malloc --size=1m
-	server_listens 30
+	served_case "$name" apm --filename=malloc --size=1m
 	moved server first-server
 	fio_server apm --filename=malloc --size=1m
 	waited server "$(pid_of server)" 15

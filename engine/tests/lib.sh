@@ -220,6 +220,17 @@ fio_server() {
 	fio_start server "$@"
 }
 
+# served_case NAME KIND SERVER_ARGS...: begins case NAME with a server fio
+# of KIND and SERVER_ARGS, waited for (30 s at most) to listen: one that
+# does not is judged by its status
+served_case() {
+	begin_case "$1"
+	shift
+	fio_server "$@"
+	server_listens 30
+	return 0
+}
+
 # fio_client KIND ARGS...: its exit status (the fact client.status), at
 # most 5 minutes later
 fio_client() {
@@ -307,19 +318,11 @@ run_pair() {
 # rogue_server.cc) does to a fio of ours what no engine does, and the case
 # states what each side must have seen (expect).
 
-# rogue_case NAME [KIND SERVER_ARGS...]: begins case NAME, whose rogue is
-# ROGUE_CLIENT (without it false, the case recorded FAIL); with KIND, a
-# server fio of KIND and SERVER_ARGS, waited for (30 s at most) to listen:
-# one that does not is judged by its status
+# rogue_case NAME KIND SERVER_ARGS...: served_case NAME, whose rogue is
+# ROGUE_CLIENT: without it false, the case recorded FAIL
 rogue_case() {
-	local name=$1
-	shift
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	(($#)) || return 0
-	fio_server "$@"
-	server_listens 30
-	return 0
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$1" "no ROGUE_CLIENT"; return; }
+	served_case "$@"
 }
 
 # rogue_start ROLE ARGS...: the rogue (rogue_program, by default

@@ -93,10 +93,8 @@ many_terminated() {
 # then both end their runs with 0 errors
 many_late_client() {
 	local busy=$1 name=gpspm-clients2-late-client-busy$1 start end took=
-	begin_case "$name"
-	fio_server gpspm --clients=2 --filename=malloc --size=1m --iodepth=32 \
+	served_case "$name" gpspm --clients=2 --filename=malloc --size=1m --iodepth=32 \
 		--busy_wait_polling="$busy"
-	server_listens 30
 	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=32 --size=1m \
 		--time_based --runtime=45
 	moved client first
