@@ -152,12 +152,7 @@ no_server() {
 # connect_timeout= for a server that cannot be reached.
 connect_errors() {
 	local name=connect-provider-error start
-	# the sanitizers' runtime must be fio's first preload (safety.sh)
-	if [[ -n "${FIO_PRELOAD:-}" ]]; then
-		skip "$name" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
-		skip connect-refused "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
-		return
-	fi
+	beside_sanitizers "$name" connect-refused && return
 	served_case "$name" apm --filename=malloc --size=1m
 	start=$SECONDS
 	ENGINE_CHECK_CONNECT_ERRNO=113:1000 LD_PRELOAD=$ENGINE_CHECK \

@@ -255,10 +255,7 @@ isolated_case() {
 	[[ $force == force ]] && iso=(--isolation=none)
 	[[ -x "${ROGUE_CLIENT:-}" && -f "${ENGINE_CHECK:-}" ]] ||
 		{ fail "$name" "no ROGUE_CLIENT or ENGINE_CHECK (make check builds them)"; return 1; }
-	if [[ -n "${FIO_PRELOAD:-}" ]]; then
-		skip "$name" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
-		return 1
-	fi
+	beside_sanitizers "$name" && return 1
 	begin_case "$name"
 	ENGINE_CHECK_REGIONS_TO="$(case_dir)/regions" LD_PRELOAD=$ENGINE_CHECK \
 		fio_server "$kind" "${iso[@]}" "$@"

@@ -150,6 +150,18 @@ needs_devdax() {
 	[[ -n "${RPMA_TEST_DEVDAX:-}" ]] || { skip "$1" "no Device DAX (tests/vm/run --nvdimm)"; return 1; }
 }
 
+# beside_sanitizers NAME...: true, each case NAME recorded SKIP, where fio
+# runs with the sanitizers' runtime (FIO_PRELOAD): the cases that need
+# engine_check in fio cannot run there, as engine_check interposes free()
+# and the runtime must come first and owns the heap
+beside_sanitizers() {
+	[[ -n "${FIO_PRELOAD:-}" ]] || return 1
+	local name
+	for name; do
+		skip "$name" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
+	done
+}
+
 # has_odp: the RDMA device pages on demand (rxe from kernel 6.15)
 has_odp() {
 	ibv_devinfo -v -d "${RPMA_TEST_DEV:-rxe0}" 2>/dev/null |

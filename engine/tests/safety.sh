@@ -276,19 +276,11 @@ safety_cases() {
 		fail safety "no ENGINE_CHECK or ROGUE_SERVER (make check builds them)"
 		return
 	fi
-	# engine_check interposes free(), which cannot stand beside the
-	# sanitizers' runtime (it must come first and owns the heap)
-	if [[ -n "${FIO_PRELOAD:-}" ]]; then
-		local c
-		for c in apm-teardown-order gpspm-teardown-order gpspm-teardown-order-late-server \
-			gpspm-bad-response-sync0 \
-			gpspm-bad-response-sync1 gpspm-wrong-context-response \
-			gpspm-out-of-order-response gpspm-sleeping-server-end-hold \
-			gpspm-sleeping-server-end-hidden-sends gpspm-late-send-completions \
-			apm-failed-post; do
-			skip "$c" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
-		done
-	else
+	if ! beside_sanitizers apm-teardown-order gpspm-teardown-order \
+		gpspm-teardown-order-late-server gpspm-bad-response-sync0 gpspm-bad-response-sync1 \
+		gpspm-wrong-context-response gpspm-out-of-order-response \
+		gpspm-sleeping-server-end-hold gpspm-sleeping-server-end-hidden-sends \
+		gpspm-late-send-completions apm-failed-post; then
 		teardown_order apm
 		teardown_order gpspm
 		teardown_order gpspm late
