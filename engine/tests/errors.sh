@@ -97,8 +97,7 @@ other_link_down() {
 	server_listens 30
 	sleep 5
 	ip link set rpma-other down
-	waited client "$(pid_of client)" 120
-	waited server "$(pid_of server)" 30
+	ended client:120 server:30
 	rdma link delete rxe-other
 	ip link del rpma-other
 	# not 0: the other device's link ended the run

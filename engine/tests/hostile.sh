@@ -37,8 +37,7 @@ imm_many() {
 		--size=1m --time_based --runtime=20 --verify=crc32c --verify_backlog=64
 	await_connections 3 120 "$(pid_of client)"
 	rogue_run rogue imm-gpspm
-	waited client "$(pid_of client)" 120
-	waited server "$(pid_of server)" 60
+	ended client:120 server:60
 	summary
 	statuses "$name" rogue=ok client=ok server=job-error
 	expect "$name" says server "client 4 of 4 at $RPMA_TEST_IP:$(case_port)" "immediate data" \
@@ -87,8 +86,7 @@ probe_during_answer() {
 		--time_based --runtime=40 --verify=crc32c --verify_backlog=64
 	await_connections 1 60
 	rogue_run rogue probe-during-answer
-	waited client "$(pid_of client)" 120
-	waited server "$(pid_of server)" 60
+	ended client:120 server:60
 	summary rogue
 	statuses "$name" rogue=ok client=ok server=job-error
 	expect "$name" says server "client 2 of 2 at" "; the others go on"
@@ -168,9 +166,7 @@ strangers_amid_clients() {
 	rogue_start no-rtu no-rtu
 	wait_for_text "$(case_dir)/no-rtu.log" "left incomplete" 30
 	third_client "$kind" 1m
-	waited no-rtu "$(pid_of no-rtu)" 60
-	waited client12 "$(pid_of client12)" 120
-	waited server "$(pid_of server)" 60
+	ended no-rtu:60 client12:120 server:60
 	summary rogue
 	statuses "$name" rogue=ok no-rtu=ok client12=ok client=ok server=ok
 }
@@ -300,9 +296,7 @@ leaked_key() {
 	moved client client1
 	wait_for_text "$(case_dir)/client1.desc" "" 120
 	rogue_run rogue leaked "$(case_dir)/client1.desc" "$(case_dir)/regions"
-	waited client1 "$(pid_of client1)" 120
-	waited client2 "$(pid_of client2)" 120
-	waited server "$(pid_of server)" 60
+	ended client1:120 client2:120 server:60
 	summary rogue
 	expect "$name" status rogue ok
 	expect "$name" says rogue "foreign bytes: 0 read, 0 written"
@@ -329,8 +323,7 @@ guessing() {
 	two_clients "$kind" 64k 20 16
 	rogue_bound=1200 rogue_run rogue guessing
 	third_client "$kind" 64k
-	waited client12 "$(pid_of client12)" 120
-	waited server "$(pid_of server)" 60
+	ended client12:120 server:60
 	summary rogue
 	expect "$name" status rogue ok
 	expect "$name" says rogue "guessed 2048 keys" "foreign bytes: 0 read, 0 written"

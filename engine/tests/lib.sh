@@ -102,6 +102,15 @@ waited() {
 	return "$status"
 }
 
+# ended ROLE:SECONDS...: waited ROLE "$(pid_of ROLE)" SECONDS, for each
+# ROLE in turn
+ended() {
+	local role
+	for role; do
+		waited "${role%%:*}" "$(pid_of "${role%%:*}")" "${role##*:}"
+	done
+}
+
 # expect NAME RULE ARG...: verdict NAME holds to RULE (rules.py: status,
 # says, between...) over the case directory that runs; evaluate.py judges
 # it on the host. Its first rule enters NAME in $RESULTS/cases, so a

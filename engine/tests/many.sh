@@ -30,8 +30,7 @@ many_lost_client() {
 	await_connections 2 120 "$(pid_of client)"
 	sleep 2
 	killed victim "$(pid_of victim)"
-	waited client "$(pid_of client)" 120
-	waited server "$(pid_of server)" 60
+	ended client:120 server:60
 	summary
 	# the other client ends well, the server fails naming the lost client
 	# by its address
@@ -109,8 +108,7 @@ many_late_client() {
 		sleep 0.2
 	done
 	waited second "$(pid_of client)" 120
-	waited first "$(pid_of first)" 120
-	waited server "$(pid_of server)" 60
+	ended first:120 server:60
 	if [[ -n $took ]]; then
 		echo "  $name: the late client connected $took s after it started, the first one still running"
 		fact late-client-connected-after "$took"
@@ -168,8 +166,7 @@ many_mixed() {
 	side=new fio_start client "$kind" "${ours[@]}"
 	wait_exit "$(pid_of client)" 300
 	crc=$?
-	waited old1 "$(pid_of old1)" 300
-	waited old2 "$(pid_of old2)" 300
+	ended old1:300 old2:300
 	wait_exit "$(pid_of server)" 60
 	src=$?
 	statuses "$name-old-clients" old1=ok old2=ok

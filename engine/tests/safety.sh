@@ -37,8 +37,7 @@ teardown_order() { # teardown_order KIND [late]
 		wait_for_text "$(case_dir)/client.log" "waiting for the server" 30
 		LD_PRELOAD=$ENGINE_CHECK "${server[@]}"
 	fi
-	waited client "$(pid_of client)" 300
-	waited server "$(pid_of server)" 30
+	ended client:300 server:30
 	statuses "$name" client=ok server=ok
 	expect "$name" engine-check client 1
 	expect "$name" engine-check server 0
@@ -60,8 +59,7 @@ against_rogue_server() {
 	shift
 	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm "$@" --bs=4k --size=1m --time_based \
 		--runtime=120
-	waited client "$(pid_of client)" 45
-	waited rogue "$(pid_of rogue)" 70
+	ended client:45 rogue:70
 	statuses "$name" client=failed rogue=ok
 }
 
@@ -133,8 +131,7 @@ sleeping_server_end() { # sleeping_server_end hold|hidden-sends
 	server_listens 60
 	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=write:4k --bs=4k --size=1m \
 		--number_ios=16 --iodepth=16 "${rate[@]}"
-	waited client "$(pid_of client)" 120
-	waited server "$(pid_of server)" 60
+	ended client:120 server:60
 	statuses "$name" client=ok server=ok
 	# the server must not report its client killed
 	expect "$name" never-says server "was it killed"
@@ -161,8 +158,7 @@ late_send_completions() {
 	server_listens 60
 	ENGINE_CHECK_LATE_SENDS=20 LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=write \
 		--bs=4k --size=1m --iodepth=2 --busy_wait_polling=1 --verify=crc32c
-	waited client "$(pid_of client)" 120
-	waited server "$(pid_of server)" 60
+	ended client:120 server:60
 	statuses "$name" client=ok server=ok
 	# else the window was not made
 	expect "$name" says client "engine-check: delayed a SEND completion"
