@@ -21,15 +21,12 @@ aof_append() {
 # SERVER_SAYS: both fail within seconds, each saying why
 aof_refused() {
 	local name=$1
-	begin_case "$name"
 	# shellcheck disable=SC2086 # the argument lists are word lists
-	fio_server "$2" --filename=malloc --size=1m $3
-	server_listens 30
+	served_case "$name" "$2" --filename=malloc --size=1m $3
 	# shellcheck disable=SC2086
 	fio_client "$4" --rw=write --bs=4k --size=256k --connect_timeout=10 $5
 	waited server "$(pid_of server)" 30
-	expect "$name" status client nonzero
-	expect "$name" status server failed
+	statuses "$name" client=nonzero server=failed
 	expect "$name" says client "$6"
 	expect "$name" says server "$7"
 }
@@ -54,10 +51,7 @@ aof_writes() {
 		"--rw=write --bs=4k --iodepth=16 --size=1m --verify=crc32c" 1048576
 	aof_append "aof-$mode-dram-sync" "$mode" "--filename=malloc --size=1m" \
 		"--rw=write --bs=512 --sync=1 --size=64k --verify=crc32c" 65536
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "aof-$mode-devdax" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "aof-$mode-devdax" || return
 	aof_append "aof-$mode-devdax" "$mode" \
 		"--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --size=8m --iodepth=16" \
 		"--rw=write --bsrange=512-8k --iodepth=16 --size=4m --verify=crc32c" 4194304
@@ -86,10 +80,7 @@ aof_syncs() {
 # reading run after it keeps the log and its pointer
 aof_new_log() {
 	local name=aof-new-log server
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "$name" || return
 	server="--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --size=2m"
 	aof_append "$name-first" apm "$server" "--rw=write --bs=4k --size=128k" 131072 || return
 	aof_append "$name" apm "$server" "--rw=write --bs=4k --size=64k --verify=crc32c" 65536 ||
@@ -109,21 +100,15 @@ aof_new_log() {
 # finds
 aof_refusal_keeps_log() {
 	local name=aof-refusal-keeps-log server
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "$name" || return
 	server="--filename=$RPMA_TEST_DEVDAX --size=2m"
 	aof_append "$name-first" apm "$server --direct_write_to_pmem=1" \
 		"--rw=write --bs=4k --size=128k" 131072 || return
-	begin_case "$name-refused"
 	# shellcheck disable=SC2086 # a word list
-	fio_server aof --aof_mode=apm $server
-	server_listens 30
+	served_case "$name-refused" aof --aof_mode=apm $server
 	fio_client aof --aof_mode=apm --rw=write --bs=4k --size=64k --connect_timeout=10
 	waited server "$(pid_of server)" 30
-	expect "$name-refused" status client nonzero
-	expect "$name-refused" status server failed
+	statuses "$name-refused" client=nonzero server=failed
 	expect "$name-refused" says client "direct_write_to_pmem"
 	run_pair "$name-read" aof "--aof_mode=apm $server --direct_write_to_pmem=1" \
 		"--aof_mode=apm --rw=read --bs=4k --size=128k" || return
@@ -150,9 +135,7 @@ aof_fresh_dram_read() {
 # server never checks a log
 aof_io_size_wraps() {
 	local name=aof-io-size-past-log
-	begin_case "$name"
-	fio_server aof --filename=malloc --size=1m
-	server_listens 30
+	served_case "$name" aof --filename=malloc --size=1m
 	fio_client aof --rw=write --bs=4k --io_size=2m --create_serialize=0 --connect_timeout=10
 	wait_exit "$(pid_of server)" 30
 	expect "$name" status client nonzero
@@ -210,10 +193,7 @@ aof_cases() {
 # 1 MiB); nothing of job 2's (8 KiB flushes, or 8 KiB-multiple tails alone).
 aof_native_case() {
 	local name=aof-native-ops-per-job crc src job line probes=no
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "$name" || return
 	begin_case "$name"
 	if native_possible 45 && native_possible 44; then
 		if flush_probe start 2>"$(case_dir)/probe.log" &&

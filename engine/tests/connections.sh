@@ -40,9 +40,7 @@ connections_case() {
 	PYTHONPATH="$TOP_SRCDIR/bench" python3 "$TOP_SRCDIR/engine/tests/connections.py" "$(case_dir)" "$n" "$before" "$after"
 	# not 0: a job that did not end with 0 errors and its data verified
 	fact connections.py.status $?
-	expect "$name" status clients ok
-	expect "$name" status server ok
-	expect "$name" status connections.py ok
+	statuses "$name" clients=ok server=ok connections.py=ok
 }
 
 # status_kib VAR PID FIELD: sets VAR to FIELD of /proc/PID/status (VmRSS,

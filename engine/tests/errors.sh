@@ -35,11 +35,9 @@ dead_server() {
 	local kind=$1 name=$1-dead-server crc
 	begin_case "$name"
 	busy_pair "$kind"
-	local client
-	client=$(pid_of client)
 	killed server "$(pid_of server)"
 	local killed=$SECONDS
-	waited client "$client" 20
+	waited client "$(pid_of client)" 20
 	crc=$?
 	echo "  $name: the client ended $((SECONDS - killed)) s after the kill, status $crc (124: still running after 20 s)"
 	expect "$name" status client failed
@@ -61,19 +59,16 @@ link_down() {
 		kill -9 "$(pid_of server)" "$(pid_of client)" 2>/dev/null
 		return
 	fi
-	local client
-	client=$(pid_of client)
 	ip link set "$RPMA_TEST_NETDEV" down
 	down=$SECONDS
-	waited client "$client" 30
+	waited client "$(pid_of client)" 30
 	crc=$?
 	waited server "$(pid_of server)" 30
 	src=$?
 	ip link set "$RPMA_TEST_NETDEV" up
 	link_cycled_by "$name"
 	echo "  $name: client $crc, server $src (124: still running) within $((SECONDS - down)) s of the link going down"
-	expect "$name" status client failed
-	expect "$name" status server failed
+	statuses "$name" client=failed server=failed
 	expect "$name" says server "went down"
 	expect "$name" says-one-of client "went down" "an RDMA operation failed"
 }
@@ -99,35 +94,27 @@ other_link_down() {
 	fio_server apm --filename=malloc --size=8m --iodepth=4
 	fio_start client apm --rw=randwrite --bs=4k --iodepth=4 --size=8m \
 		--time_based --runtime=20 --connect_timeout=30
-	local client
-	client=$(pid_of client)
 	server_listens 30
 	sleep 5
 	ip link set rpma-other down
-	waited client "$client" 120
-	waited server "$(pid_of server)" 30
+	ended client:120 server:30
 	rdma link delete rxe-other
 	ip link del rpma-other
 	# not 0: the other device's link ended the run
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 }
 
 # The server is killed and started again on its port while a new client
 # connects: the new client waits for it and runs to the end.
 server_restart() {
 	local kind=$1 name=$1-server-restart
-	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size=4m --iodepth=4
-	server_listens 30
+	served_case "$name" "$kind" --filename=malloc --size=4m --iodepth=4
 	killed server "$(pid_of server)"
 	fio_start client "$kind" --rw=write --bs=4k --iodepth=4 --size=4m \
 		--verify=crc32c --connect_timeout=60
-	local client
-	client=$(pid_of client)
 	sleep 3
 	fio_server "$kind" --filename=malloc --size=4m --iodepth=4
-	waited client "$client" 120
+	waited client "$(pid_of client)" 120
 	wait_exit "$(pid_of server)" 30
 	expect "$name" status client ok
 }
@@ -164,15 +151,8 @@ no_server() {
 # connect_timeout= for a server that cannot be reached.
 connect_errors() {
 	local name=connect-provider-error start
-	# the sanitizers' runtime must be fio's first preload (safety.sh)
-	if [[ -n "${FIO_PRELOAD:-}" ]]; then
-		skip "$name" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
-		skip connect-refused "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
-		return
-	fi
-	begin_case "$name"
-	fio_server apm --filename=malloc --size=1m
-	server_listens 30
+	beside_sanitizers "$name" connect-refused && return
+	served_case "$name" apm --filename=malloc --size=1m
 	start=$SECONDS
 	ENGINE_CHECK_CONNECT_ERRNO=113:1000 LD_PRELOAD=$ENGINE_CHECK \
 		fio_client apm --rw=write --bs=4k --size=1m --connect_timeout=30
@@ -185,9 +165,7 @@ connect_errors() {
 	expect "$name" never-says client "no server listens"
 
 	name=connect-refused
-	begin_case "$name"
-	fio_server apm --filename=malloc --size=1m
-	server_listens 30
+	served_case "$name" apm --filename=malloc --size=1m
 	ENGINE_CHECK_CONNECT_ERRNO=111:3 LD_PRELOAD=$ENGINE_CHECK \
 		fio_client apm --rw=write --bs=4k --size=1m --connect_timeout=30
 	if [[ ${RPMA_TEST_TRANSPORT:-rxe} == siw ]]; then
@@ -208,15 +186,10 @@ connect_errors() {
 # connection and fails its job with the reason.
 gpspm_bad_request() {
 	local what=$1 name=$1-request message=$2
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server gpspm --filename=malloc --size=1m
-	server_listens 30
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" "$what" >"$(case_dir)/client.log" 2>&1
-	fact client.status $?
+	rogue_case "$name" gpspm --filename=malloc --size=1m || return
+	rogue_run client "$what"
 	waited server "$(pid_of server)" 15
-	expect "$name" status client ok
-	expect "$name" status server failed
+	statuses "$name" client=ok server=failed
 	expect "$name" says server "$message"
 }
 
@@ -226,26 +199,18 @@ gpspm_bad_request() {
 # silent_client KIND [sleeping]: the server spins (busy_wait_polling=1, the
 # default) or sleeps between completions (=0), when it checks less often.
 silent_client() {
-	local kind=$1 name=$1-silent-client${2:+-$2} busy=1 rrc src start
+	local kind=$1 name=$1-silent-client${2:+-$2} busy=1
 	[[ ${2:-} == sleeping ]] && busy=0
 	if [[ ${RPMA_TEST_TRANSPORT:-rxe} == siw ]]; then
 		skip "$name" "on iWARP a queue pair in error ends its TCP stream, and so the connection: a peer cannot fall silent so (tests/twohosts' silence case stops the link instead)"
 		return
 	fi
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size=1m --busy_wait_polling=$busy
-	server_listens 30
-	start=$SECONDS
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" silent >"$(case_dir)/client.log" 2>&1
-	rrc=$?
-	fact client.status $rrc
+	rogue_case "$name" "$kind" --filename=malloc --size=1m --busy_wait_polling=$busy || return
+	rogue_run client silent
 	waited server "$(pid_of server)" 15
-	src=$?
-	echo "  $name: the server ended $((SECONDS - start)) s after its client fell silent: rogue $rrc, server $src"
+	summary
 	# the rogue's 0: disconnected by the server
-	expect "$name" status client ok
-	expect "$name" status server failed
+	statuses "$name" client=ok server=failed
 	expect "$name" says server "stopped answering"
 }
 
@@ -254,34 +219,25 @@ silent_client() {
 # per job) serves its client to the end, data verified.
 outside_region() {
 	local name=outside-region
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server apm --filename=malloc --size=1m --numjobs=2
-	server_listens 30
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" outside >"$(case_dir)/rogue.log" 2>&1
-	fact rogue.status $?
+	rogue_case "$name" apm --filename=malloc --size=1m --numjobs=2 || return
+	rogue_run rogue outside
 	fio_start client apm --port=$(($(case_port) + 1)) --rw=write --bs=4k --size=1m \
 		--verify=crc32c
 	waited client "$(pid_of client)" 120
 	wait_exit "$(pid_of server)" 30
 	# the rogue's 0: it got a remote access error
-	expect "$name" status rogue ok
-	expect "$name" status client ok
+	statuses "$name" rogue=ok client=ok
 }
 
 # A second server on a busy port: refused at once, with the reason.
 port_in_use() {
 	local name=port-in-use
-	begin_case "$name"
-	fio_server apm --filename=malloc --size=1m
-	local first
-	first=$(pid_of server)
-	server_listens 30
+	served_case "$name" apm --filename=malloc --size=1m
 	moved server first-server
 	fio_server apm --filename=malloc --size=1m
 	waited server "$(pid_of server)" 15
-	kill "$first" 2>/dev/null
-	wait "$first" 2>/dev/null
+	kill "$(pid_of first-server)" 2>/dev/null
+	wait "$(pid_of first-server)" 2>/dev/null
 	expect "$name" status server failed
 	expect "$name" says server "the port is in use"
 }
@@ -292,11 +248,9 @@ late_server() {
 	local name=late-server
 	begin_case "$name"
 	fio_start client apm --rw=write --bs=4k --size=1m --connect_timeout=60
-	local client
-	client=$(pid_of client)
 	sleep 8
 	fio_server apm --filename=malloc --size=1m
-	waited client "$client" 120
+	waited client "$(pid_of client)" 120
 	wait_exit "$(pid_of server)" 15
 	# the client waited for the server
 	expect "$name" status client ok
@@ -317,10 +271,7 @@ no_size() {
 # does not promise (direct_write_to_pmem=0).
 apm_pmem_without_dwtp() {
 	local name=apm-pmem-without-direct-write
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "$name" || return
 	begin_case "$name"
 	fio_server apm --filename="$RPMA_TEST_DEVDAX" --size=2m
 	fio_client apm --rw=write --bs=4k --size=1m
@@ -370,8 +321,7 @@ isolation_option() {
 	fio_server apm --filename=malloc --size=1m
 	fio_client apm --rw=write --bs=4k --size=1m --verify=crc32c
 	waited server "$(pid_of server)" 30
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 	expect "$name" count server.log 1 1 contains "isolation="
 	if [[ ${RPMA_TEST_TRANSPORT:-rxe} == siw ]]; then
 		expect "$name" says server "; isolation=none: siw"

@@ -14,20 +14,14 @@
 # slot) whose client writes with immediate data after a long and a short
 # flush request (gpspm), or instead of the promised end-of-run notice (apm)
 imm_single() {
-	local kind=$1 name=$1-write-with-imm rrc src
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size="$2" --iodepth=1 --busy_wait_polling=0
-	server_listens 30
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" "imm-$kind" >"$(case_dir)/rogue.log" 2>&1
-	rrc=$?
-	fact rogue.status $rrc
+	local kind=$1 name=$1-write-with-imm
+	rogue_case "$name" "$kind" --filename=malloc --size="$2" --iodepth=1 --busy_wait_polling=0 ||
+		return
+	rogue_run rogue "imm-$kind"
 	waited server "$(pid_of server)" 30
-	src=$?
-	echo "  $name: rogue $rrc, server $src; $(tail -2 "$(case_dir)/rogue.log" | tr '\n' ' ')"
+	summary rogue
 	# the rogue's 0: the server ended its connection
-	expect "$name" status rogue ok
-	expect "$name" status server job-error
+	statuses "$name" rogue=ok server=job-error
 	expect "$name" says server "immediate data"
 }
 
@@ -36,30 +30,16 @@ imm_single() {
 # three others (one fio, numjobs=3) end their runs with 0 errors, data
 # verified
 imm_many() {
-	local name=gpspm-clients4-write-with-imm rrc crc src
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server gpspm --clients=4 --filename=malloc --size=64m --iodepth=1 --busy_wait_polling=0
-	server_listens 30
+	local name=gpspm-clients4-write-with-imm
+	rogue_case "$name" gpspm --clients=4 --filename=malloc --size=64m --iodepth=1 \
+		--busy_wait_polling=0 || return
 	fio_start client gpspm --numjobs=3 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=1 \
 		--size=1m --time_based --runtime=20 --verify=crc32c --verify_backlog=64
-	local clients end=$((SECONDS + 120))
-	clients=$(pid_of client)
-	until (($(server_connections) == 3)); do
-		((SECONDS < end)) && kill -0 "$clients" 2>/dev/null || break
-		sleep 0.2
-	done
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" imm-gpspm >"$(case_dir)/rogue.log" 2>&1
-	rrc=$?
-	fact rogue.status $rrc
-	waited client "$clients" 120
-	crc=$?
-	waited server "$(pid_of server)" 60
-	src=$?
-	echo "  $name: rogue $rrc, clients $crc, server $src"
-	expect "$name" status rogue ok
-	expect "$name" status client ok
-	expect "$name" status server job-error
+	await_connections 3 120 "$(pid_of client)"
+	rogue_run rogue imm-gpspm
+	ended client:120 server:60
+	summary
+	statuses "$name" rogue=ok client=ok server=job-error
 	expect "$name" says server "client 4 of 4 at $RPMA_TEST_IP:$(case_port)" "immediate data" \
 		"; the others go on"
 	expect "$name" says server "1 of 4 clients of $RPMA_TEST_IP:$(case_port) failed"
@@ -71,29 +51,21 @@ imm_many() {
 # disconnect wait for it together: the bytes fail that client, and the
 # disconnect must not then count as the end of its run.
 after_end() {
-	local name=gpspm-clients2-message-after-end rrc crc src
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server gpspm --clients=2 --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
-	server_listens 30
+	local name=gpspm-clients2-message-after-end
+	rogue_case "$name" gpspm --clients=2 --filename=malloc --size=1m --iodepth=4 \
+		--busy_wait_polling=0 || return
 	fio_client gpspm --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m --verify=crc32c
-	crc=$?
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" after-end >"$(case_dir)/rogue.log" 2>&1 &
-	local rogue=$!
+	rogue_start rogue after-end
 	wait_for_text "$(case_dir)/rogue.log" "notice sent" 30
 	sleep 1
 	kill -STOP "$(pid_of server)"
-	waited rogue "$rogue" 30
-	rrc=$?
+	waited rogue "$(pid_of rogue)" 30
 	sleep 1
 	kill -CONT "$(pid_of server)"
 	waited server "$(pid_of server)" 30
-	src=$?
-	echo "  $name: client $crc, rogue $rrc, server $src"
+	summary
 	# the server names client 2's bytes after its end
-	expect "$name" status client ok
-	expect "$name" status rogue ok
-	expect "$name" status server job-error
+	statuses "$name" client=ok rogue=ok server=job-error
 	expect "$name" says server "no flush request"
 	expect "$name" says server "1 of 2 clients of $RPMA_TEST_IP:$(case_port) failed"
 }
@@ -107,27 +79,16 @@ after_end() {
 # requests of the other client; that client ends with 0 errors, data
 # verified, the rogue is named
 probe_during_answer() {
-	local name=gpspm-clients2-probe-fails-during-answer rrc crc src
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server gpspm --clients=2 --filename=malloc --size=1m --iodepth=32 --busy_wait_polling=1
-	server_listens 30
+	local name=gpspm-clients2-probe-fails-during-answer
+	rogue_case "$name" gpspm --clients=2 --filename=malloc --size=1m --iodepth=32 \
+		--busy_wait_polling=1 || return
 	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=32 --size=1m \
 		--time_based --runtime=40 --verify=crc32c --verify_backlog=64
-	local other
-	other=$(pid_of client)
 	await_connections 1 60
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" probe-during-answer >"$(case_dir)/rogue.log" 2>&1
-	rrc=$?
-	fact rogue.status $rrc
-	waited client "$other" 120
-	crc=$?
-	waited server "$(pid_of server)" 60
-	src=$?
-	echo "  $name: rogue $rrc, client $crc, server $src; $(tail -1 "$(case_dir)/rogue.log")"
-	expect "$name" status rogue ok
-	expect "$name" status client ok
-	expect "$name" status server job-error
+	rogue_run rogue probe-during-answer
+	ended client:120 server:60
+	summary rogue
+	statuses "$name" rogue=ok client=ok server=job-error
 	expect "$name" says server "client 2 of 2 at" "; the others go on"
 }
 
@@ -137,19 +98,13 @@ probe_during_answer() {
 # (busy_wait_polling=0), until an answer's completion frees a room; every
 # answer then comes, in order, and the run ends as any other
 rooms_full() {
-	local name=gpspm-request-waits-for-a-send-room rrc src
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server gpspm --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
-	server_listens 30
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" rooms-full >"$(case_dir)/rogue.log" 2>&1
-	rrc=$?
-	fact rogue.status $rrc
+	local name=gpspm-request-waits-for-a-send-room
+	rogue_case "$name" gpspm --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0 ||
+		return
+	rogue_run rogue rooms-full
 	waited server "$(pid_of server)" 30
-	src=$?
-	echo "  $name: rogue $rrc, server $src; $(tail -1 "$(case_dir)/rogue.log")"
-	expect "$name" status rogue ok
-	expect "$name" status server ok
+	summary rogue
+	statuses "$name" rogue=ok server=ok
 }
 
 # gives_up: a connection request whose client gave it up (rogue_client
@@ -157,26 +112,63 @@ rooms_full() {
 # it could not take or accept it, and the place stays for the client that
 # comes next (clients=1), which it serves to a clean end
 gives_up() {
-	local name=gpspm-request-given-up-then-a-client rrc crc src
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server gpspm --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
-	server_listens 30
+	local name=gpspm-request-given-up-then-a-client
+	rogue_case "$name" gpspm --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0 ||
+		return
 	kill -STOP "$(pid_of server)"
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" gives-up >"$(case_dir)/rogue.log" 2>&1
-	rrc=$?
-	fact rogue.status $rrc
+	rogue_run rogue gives-up
 	sleep 1
 	kill -CONT "$(pid_of server)"
 	fio_client gpspm --rw=write --bs=4k --iodepth=4 --size=1m --verify=crc32c
-	crc=$?
 	waited server "$(pid_of server)" 30
-	src=$?
-	echo "  $name: rogue $rrc, client $crc, server $src"
-	expect "$name" status rogue ok
-	expect "$name" status client ok
-	expect "$name" status server ok
+	summary
+	statuses "$name" rogue=ok client=ok server=ok
 	expect "$name" says-one-of server "could not be taken" "could not be accepted"
+}
+
+# two_clients KIND SIZE RUNTIME BACKLOG: two clients of ours (one fio,
+# numjobs=2: client12) of a server of clients=3, random writes of SIZE each
+# for RUNTIME s, verified (verify_backlog=BACKLOG); connected on return
+two_clients() {
+	fio_start client "$1" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
+		--size="$2" --time_based --runtime="$3" --verify=crc32c --verify_backlog="$4"
+	moved client client12
+	await_connections 2 60
+}
+
+# third_client KIND SIZE: the server's third place (clients=3) taken by a
+# client of ours once a rogue had it, writing SIZE, verified
+third_client() {
+	fio_client "$1" --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size="$2" \
+		--verify=crc32c --connect_timeout=60
+}
+
+# strangers_amid_clients NAME KIND RUNTIME SERVER_ARGS... -- ROGUE_ARGS...:
+# the common run of strangers and allow_strangers: a server of KIND and
+# clients=3 (with SERVER_ARGS) serves two clients of ours (RUNTIME s)
+# while ROGUE_CLIENT sends what ROGUE_ARGS say (rogue.log), then a
+# connection request that never completes its handshake (no-rtu); then the
+# third client of ours comes. Each program's status is expected 0; the
+# caller adds what the server and the rogue must have said. False, the
+# case recorded FAIL, without ROGUE_CLIENT.
+strangers_amid_clients() {
+	local name=$1 kind=$2 runtime=$3 server=()
+	shift 3
+	while (($#)) && [[ $1 != -- ]]; do
+		server+=("$1")
+		shift
+	done
+	shift
+	rogue_case "$name" "$kind" --clients=3 "${server[@]}" --filename=malloc --size=1m \
+		--iodepth=4 --busy_wait_polling=0 || return
+	two_clients "$kind" 1m "$runtime" 64
+	rogue_run rogue "$@"
+	rogue_start no-rtu no-rtu
+	wait_for_text "$(case_dir)/no-rtu.log" "left incomplete" 30
+	third_client "$kind" 1m
+	ended no-rtu:60 client12:120 server:60
+	summary rogue
+	statuses "$name" rogue=ok no-rtu=ok client12=ok client=ok server=ok
 }
 
 # strangers KIND: a server of clients=3 serves two clients of ours (one
@@ -189,8 +181,7 @@ gives_up() {
 # data verified, and the job well
 strangers() {
 	local kind=$1 name=$1-clients3-strangers-then-a-client
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	strangers_amid_clients "$name" "$kind" 40 -- gives-up 1000
+	strangers_amid_clients "$name" "$kind" 40 -- gives-up 1000 || return
 	expect "$name" says rogue "1000 connection requests sent and given up"
 	expect "$name" says server "never completed, its place given back"
 	expect "$name" never-says server "; the others go on"
@@ -226,13 +217,12 @@ stranger_address() {
 # verified, the job well.
 allow_strangers() {
 	local kind=$1 name=$1-clients3-allow-refuses-strangers
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	if ! stranger_address; then
+	if [[ -x "${ROGUE_CLIENT:-}" ]] && ! stranger_address; then
 		skip "$name" "no second address ($STRANGER_IP) on the VM's netdev to send from"
 		return
 	fi
 	strangers_amid_clients "$name" "$kind" 20 --allow="$RPMA_TEST_IP" -- \
-		from "$STRANGER_IP" 1000
+		from "$STRANGER_IP" 1000 || return
 	expect "$name" says rogue "1000 connection requests from $STRANGER_IP" "1000 refused"
 	expect "$name" says server "refused 1 connection request to $RPMA_TEST_IP:$(case_port)" \
 		"from outside allow=$RPMA_TEST_IP/32 (from $STRANGER_IP)"
@@ -246,21 +236,26 @@ allow_strangers() {
 	expect "$name" never-says server "; the others go on"
 }
 
-# isolated_server NAME KIND [force] ARGS...: a server of KIND with
-# isolation=window (a memory window per client: docs/engines.md,
-# "Isolation of clients"), its registrations written to the case's "regions"
-# (engine_check.cc, ENGINE_CHECK_REGIONS_TO). True once it listens; false,
-# the case recorded SKIP with the server's reason, where isolation is not
-# in force (a device without type 2 windows refuses isolation=window).
-# With force (to show what a server without isolation allows) isolation=none.
-isolated_server() {
-	local name=$1 kind=$2 force=$3 iso=(--isolation=window)
+# isolated_case NAME KIND [force] ARGS...: begins case NAME, a server of
+# KIND with isolation=window (a memory window per client: docs/engines.md,
+# "Isolation of clients"), its registrations written to the case's
+# "regions" (engine_check.cc, ENGINE_CHECK_REGIONS_TO). True once it
+# listens; false, the case recorded FAIL or SKIP, without ROGUE_CLIENT or
+# ENGINE_CHECK, beside the sanitizers' runtime in fio (engine_check cannot
+# run there) or where isolation is not in force (a device without type 2
+# windows refuses isolation=window: SKIP with the server's reason). With
+# force (to show what a server without isolation allows) isolation=none.
+isolated_case() {
+	local name=$1 kind=$2 force=$3 iso=(--isolation=window) why
 	shift 3
 	[[ $force == force ]] && iso=(--isolation=none)
+	[[ -x "${ROGUE_CLIENT:-}" && -f "${ENGINE_CHECK:-}" ]] ||
+		{ fail "$name" "no ROGUE_CLIENT or ENGINE_CHECK (make check builds them)"; return 1; }
+	beside_sanitizers "$name" && return 1
+	begin_case "$name"
 	ENGINE_CHECK_REGIONS_TO="$(case_dir)/regions" LD_PRELOAD=$ENGINE_CHECK \
 		fio_server "$kind" "${iso[@]}" "$@"
 	server_listens 30 && return 0
-	local why
 	why=$(grep -hs -m1 -i "isolation" "$(case_dir)/server.log" "$(case_dir)/server.json")
 	if [[ -n $why ]]; then
 		wait_exit "$(pid_of server)" 10
@@ -269,18 +264,6 @@ isolated_server() {
 		fail "$name" "the server did not listen"
 	fi
 	return 1
-}
-
-# rogue_needs NAME: ROGUE_CLIENT and ENGINE_CHECK there, and no
-# sanitizers' runtime in fio (engine_check cannot run beside it): else the
-# case recorded FAIL or SKIP
-rogue_needs() {
-	[[ -x "${ROGUE_CLIENT:-}" && -f "${ENGINE_CHECK:-}" ]] ||
-		{ fail "$1" "no ROGUE_CLIENT or ENGINE_CHECK (make check builds them)"; return 1; }
-	if [[ -n "${FIO_PRELOAD:-}" ]]; then
-		skip "$1" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
-		return 1
-	fi
 }
 
 # leaked_key KIND [force]: a server of clients=3 with isolation=window
@@ -294,12 +277,9 @@ rogue_needs() {
 # it on a server without isolation= (today's: it fails, the rogue reads and
 # overwrites client 1's bytes).
 leaked_key() {
-	local kind=$1 force=${2:-} name=$1-clients3-leaked-key c1 c2 rrc crc1 crc2 src start
+	local kind=$1 force=${2:-} name=$1-clients3-leaked-key
 	[[ $force == force ]] && name+=-without-isolation
-	rogue_needs "$name" || return
-	begin_case "$name"
-	start=$SECONDS
-	isolated_server "$name" "$kind" "$force" --clients=3 --filename=malloc --size=1m \
+	isolated_case "$name" "$kind" "$force" --clients=3 --filename=malloc --size=1m \
 		--iodepth=4 --busy_wait_polling=0 || return
 	# each loop writes the range, then reads it all back and verifies it:
 	# bytes of a rogue's between the two are found. The other client
@@ -309,30 +289,18 @@ leaked_key() {
 	local job=(--port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m --loops=100000
 		--runtime=30 --verify=crc32c)
 	fio_start client "$kind" "${job[@]}"
-	c2=$(pid_of client)
 	moved client client2
 	await_connections 1 120
 	ENGINE_CHECK_DESCRIPTOR_TO="$(case_dir)/client1.desc" LD_PRELOAD=$ENGINE_CHECK \
 		fio_start client "$kind" "${job[@]}"
-	c1=$(pid_of client)
 	moved client client1
 	wait_for_text "$(case_dir)/client1.desc" "" 120
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" leaked "$(case_dir)/client1.desc" \
-		"$(case_dir)/regions" >"$(case_dir)/rogue.log" 2>&1
-	rrc=$?
-	fact rogue.status $rrc
-	waited client1 "$c1" 120
-	crc1=$?
-	waited client2 "$c2" 120
-	crc2=$?
-	waited server "$(pid_of server)" 60
-	src=$?
-	echo "  $name: rogue $rrc, clients $crc1 $crc2, server $src ($((SECONDS - start)) s);" \
-		"$(grep -h "foreign bytes" "$(case_dir)/rogue.log")"
+	rogue_run rogue leaked "$(case_dir)/client1.desc" "$(case_dir)/regions"
+	ended client1:120 client2:120 server:60
+	summary rogue
 	expect "$name" status rogue ok
 	expect "$name" says rogue "foreign bytes: 0 read, 0 written"
-	expect "$name" status client1 ok
-	expect "$name" status client2 ok
+	statuses "$name" client1=ok client2=ok
 	expect "$name" never-says server "client 1 of 3"
 	expect "$name" never-says server "client 2 of 3"
 }
@@ -348,35 +316,18 @@ leaked_key() {
 # force: on a server without isolation= (today's: the rogue finds the
 # other ranges' keys). 2,048 connections: the full suite's.
 guessing() {
-	local kind=$1 force=${2:-} name=$1-clients3-guessing two rrc crc crc3 src start
+	local kind=$1 force=${2:-} name=$1-clients3-guessing
 	[[ $force == force ]] && name+=-without-isolation
-	rogue_needs "$name" || return
-	begin_case "$name"
-	start=$SECONDS
-	isolated_server "$name" "$kind" "$force" --clients=3 --filename=malloc --size=64k \
+	isolated_case "$name" "$kind" "$force" --clients=3 --filename=malloc --size=64k \
 		--iodepth=4 --busy_wait_polling=0 || return
-	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
-		--size=64k --time_based --runtime=20 --verify=crc32c --verify_backlog=16
-	two=$(pid_of client)
-	moved client client12
-	await_connections 2 60
-	timeout 1200 "$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" guessing \
-		>"$(case_dir)/rogue.log" 2>&1
-	rrc=$?
-	fact rogue.status $rrc
-	fio_client "$kind" --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=64k \
-		--verify=crc32c --connect_timeout=60
-	crc3=$?
-	waited client12 "$two" 120
-	crc=$?
-	waited server "$(pid_of server)" 60
-	src=$?
-	echo "  $name: rogue $rrc, clients $crc and $crc3, server $src ($((SECONDS - start)) s);" \
-		"$(tail -1 "$(case_dir)/rogue.log")"
+	two_clients "$kind" 64k 20 16
+	rogue_bound=1200 rogue_run rogue guessing
+	third_client "$kind" 64k
+	ended client12:120 server:60
+	summary rogue
 	expect "$name" status rogue ok
 	expect "$name" says rogue "guessed 2048 keys" "foreign bytes: 0 read, 0 written"
-	expect "$name" status client12 ok
-	expect "$name" status client ok
+	statuses "$name" client12=ok client=ok
 	expect "$name" never-says server "client 1 of 3"
 	expect "$name" never-says server "client 2 of 3"
 }
@@ -388,19 +339,14 @@ guessing() {
 # server, once its probe goes unanswered (after 5 s of quiet), closes it
 # and ends its job well, saying so
 end_then_silence() {
-	local kind=$1 name=$1-end-then-silence rogue src
-	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$name" "no ROGUE_CLIENT"; return; }
-	begin_case "$name"
-	fio_server "$kind" --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
-	server_listens 30
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" "$kind-ends-then-silent" \
-		>"$(case_dir)/rogue.log" 2>&1 &
-	rogue=$!
+	local kind=$1 name=$1-end-then-silence
+	rogue_case "$name" "$kind" --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0 ||
+		return
+	rogue_start rogue "$kind-ends-then-silent"
 	waited server "$(pid_of server)" 60
-	src=$?
-	kill "$rogue" 2>/dev/null
-	wait "$rogue"
-	echo "  $name: server $src; $(tail -1 "$(case_dir)/rogue.log")"
+	kill "$(pid_of rogue)" 2>/dev/null
+	wait "$(pid_of rogue)"
+	summary rogue
 	# else the request did not go out, or the queue pair did not go silent
 	expect "$name" says rogue "end-of-run request sent, then silent"
 	expect "$name" status server ok

@@ -57,12 +57,10 @@ interop_case() {
 		client_args+=(--verify=crc32c)
 	fi
 	interop_start "$srv" server "$kind" "${server_args[@]}"
-	local server
-	server=$(pid_of server)
 	interop_start "$cli" client "$kind" "${client_args[@]}"
 	wait_exit "$(pid_of client)" 300
 	crc=$?
-	wait_exit "$server" 30
+	wait_exit "$(pid_of server)" 30
 	src=$?
 	echo "  $name: $((SECONDS - start)) s"
 	# fio lays out a file named malloc for the old server engines (a

@@ -35,6 +35,7 @@ readonly FIO
 # use_case and link_cycled_by.
 current_dir=
 current_port=7204	# every case gets ports of its own: no wait for the old ones
+case_start=$SECONDS	# when the case began (summary)
 # the case that took the link down (errors.sh, link_down): after that rxe
 # takes no new connection for a minute or more, so no case may follow it
 cycled_by=
@@ -47,6 +48,7 @@ begin_case() { # begin_case NAME
 	[[ -z $cycled_by ]] ||
 		fail "$1-order" "begun after $cycled_by, whose link cycle stops new connections: move it before link_cases"
 	use_case "$RESULTS/$1" $((current_port + 8))
+	case_start=$SECONDS
 	rm -rf "$current_dir"
 	mkdir -p "$current_dir"
 }
@@ -100,6 +102,15 @@ waited() {
 	return "$status"
 }
 
+# ended ROLE:SECONDS...: waited ROLE "$(pid_of ROLE)" SECONDS, for each
+# ROLE in turn
+ended() {
+	local role
+	for role; do
+		waited "${role%%:*}" "$(pid_of "${role%%:*}")" "${role##*:}"
+	done
+}
+
 # expect NAME RULE ARG...: verdict NAME holds to RULE (rules.py: status,
 # says, between...) over the case directory that runs; evaluate.py judges
 # it on the host. Its first rule enters NAME in $RESULTS/cases, so a
@@ -119,6 +130,15 @@ expect() {
 	printf '%s\t%s\n' "$name" "$*" >>"$current_dir/expect"
 }
 
+# statuses NAME ROLE=VERDICT...: expect NAME status ROLE VERDICT, for each
+statuses() {
+	local name=$1 rule
+	shift
+	for rule; do
+		expect "$name" status "${rule%%=*}" "${rule#*=}"
+	done
+}
+
 # output_file FILE FORMAT: FILE, in the case directory, holds fio's report
 # in FORMAT (--output-format=)
 output_file() {
@@ -131,6 +151,24 @@ killed() {
 	wait "$2" 2>/dev/null
 	mv "$current_dir/$1.json" "$current_dir/$1.killed"
 	sed -i "/^$1\.json\t/d" "$current_dir/formats"
+}
+
+# needs_devdax NAME: true where the guest has a Device DAX
+# (RPMA_TEST_DEVDAX); else false, case NAME recorded SKIP
+needs_devdax() {
+	[[ -n "${RPMA_TEST_DEVDAX:-}" ]] || { skip "$1" "no Device DAX (tests/vm/run --nvdimm)"; return 1; }
+}
+
+# beside_sanitizers NAME...: true, each case NAME recorded SKIP, where fio
+# runs with the sanitizers' runtime (FIO_PRELOAD): the cases that need
+# engine_check in fio cannot run there, as engine_check interposes free()
+# and the runtime must come first and owns the heap
+beside_sanitizers() {
+	[[ -n "${FIO_PRELOAD:-}" ]] || return 1
+	local name
+	for name; do
+		skip "$name" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
+	done
 }
 
 # has_odp: the RDMA device pages on demand (rxe from kernel 6.15)
@@ -178,10 +216,15 @@ fio_start() {
 	fi
 	# the old engines print notes into the report: nothing to fix there
 	output_file "$role.json" "$fmt${side:+ $side}"
+	# the files are opened here, not in the background: a case may move
+	# them (moved) as soon as this returns
+	local out err
+	exec {out}>"$current_dir/$role.json" {err}>"$current_dir/$role.log"
 	(cd "$current_dir" && exec stdbuf -oL "${cmd[@]}" --output-format="$fmt" \
 		--name="$role" "${engine_args[@]}" --serverip="$RPMA_TEST_IP" --port="$current_port" \
-		--thread "$@") >"$current_dir/$role.json" 2>"$current_dir/$role.log" &
+		--thread "$@") >&"$out" 2>&"$err" {out}>&- {err}>&- &
 	echo $! >"$current_dir/$role.pid"
+	exec {out}>&- {err}>&-
 }
 
 # pid_of ROLE: the pid of the last fio ROLE that fio_start started in this
@@ -196,6 +239,17 @@ pid_of() {
 # directory, where filename=malloc must not create a file.
 fio_server() {
 	fio_start server "$@"
+}
+
+# served_case NAME KIND SERVER_ARGS...: begins case NAME with a server fio
+# of KIND and SERVER_ARGS, waited for (30 s at most) to listen: one that
+# does not is judged by its status
+served_case() {
+	begin_case "$1"
+	shift
+	fio_server "$@"
+	server_listens 30
+	return 0
 }
 
 # fio_client KIND ARGS...: its exit status (the fact client.status), at
@@ -215,11 +269,13 @@ server_connections() {
 	rdma res show cm_id 2>/dev/null | grep -c "state CONNECT .*src-addr $RPMA_TEST_IP:$current_port "
 }
 
-# await_connections N SECONDS: true once the server has N connections
+# await_connections N SECONDS [PID]: true once the server has N
+# connections; false after SECONDS, or once process PID (their clients)
+# ended
 await_connections() {
 	local end=$((SECONDS + $2))
 	until (($(server_connections) == $1)); do
-		((SECONDS < end)) || return 1
+		((SECONDS < end)) && { [[ -z ${3:-} ]] || kill -0 "$3" 2>/dev/null; } || return 1
 		sleep 0.2
 	done
 }
@@ -244,11 +300,13 @@ server_listens() {
 	done
 }
 
-# moved ROLE NEW: ROLE's output files become NEW's, so that a second ROLE
-# fio can start in the case directory
+# moved ROLE NEW: ROLE's output files and pid become NEW's (pid_of NEW), so
+# that a second ROLE fio can start in the case directory
 moved() {
-	mv "$current_dir/$1.json" "$current_dir/$2.json"
-	mv "$current_dir/$1.log" "$current_dir/$2.log"
+	local f
+	for f in json log pid; do
+		mv "$current_dir/$1.$f" "$current_dir/$2.$f"
+	done
 	sed -i "s/^$1\.json\t/$2.json\t/" "$current_dir/formats"
 }
 
@@ -276,50 +334,47 @@ run_pair() {
 	record_pair "$name" "$crc" "$src"
 }
 
-# strangers_amid_clients NAME KIND RUNTIME SERVER_ARGS... -- ROGUE_ARGS...:
-# the rogue cases' common run (hostile.sh's strangers, allow_strangers): a
-# server of KIND and clients=3 (with SERVER_ARGS) serves two clients of
-# ours (one fio, numjobs=2, RUNTIME s) while ROGUE_CLIENT sends what
-# ROGUE_ARGS say (rogue.log), then a connection request that never
-# completes its handshake (no-rtu); then the third client of ours comes.
-# Each program's status is expected 0; the caller adds what the server
-# and the rogue must have said.
-strangers_amid_clients() {
-	local name=$1 kind=$2 runtime=$3 server=() two r1 r2 crc crc3 src start=$SECONDS
-	shift 3
-	while (($#)) && [[ $1 != -- ]]; do
-		server+=("$1")
-		shift
-	done
+# The rogue cases (hostile.sh, errors.sh, safety.sh): a peer of our own
+# making (ROGUE_CLIENT: engine/tests/rogue_client.cc; ROGUE_SERVER:
+# rogue_server.cc) does to a fio of ours what no engine does, and the case
+# states what each side must have seen (expect).
+
+# rogue_case NAME KIND SERVER_ARGS...: served_case NAME, whose rogue is
+# ROGUE_CLIENT: without it false, the case recorded FAIL
+rogue_case() {
+	[[ -x "${ROGUE_CLIENT:-}" ]] || { fail "$1" "no ROGUE_CLIENT"; return; }
+	served_case "$@"
+}
+
+# rogue_start ROLE ARGS...: the rogue (rogue_program, by default
+# ROGUE_CLIENT; bound to rogue_bound seconds by timeout where set) in the
+# background, given the test's address, the case's port and ARGS, its
+# output in ROLE.log; pid_of ROLE is its pid
+rogue_start() {
+	local role=$1
 	shift
-	begin_case "$name"
-	fio_server "$kind" --clients=3 "${server[@]}" --filename=malloc --size=1m --iodepth=4 \
-		--busy_wait_polling=0
-	server_listens 30
-	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
-		--size=1m --time_based --runtime="$runtime" --verify=crc32c --verify_backlog=64
-	two=$(pid_of client)
-	moved client client12
-	await_connections 2 60
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" "$@" >"$(case_dir)/rogue.log" 2>&1
-	r1=$?
-	fact rogue.status $r1
-	"$ROGUE_CLIENT" "$RPMA_TEST_IP" "$(case_port)" no-rtu >"$(case_dir)/no-rtu.log" 2>&1 &
-	local no_rtu=$!
-	wait_for_text "$(case_dir)/no-rtu.log" "left incomplete" 30
-	fio_client "$kind" --port_per_job=0 --rw=write --bs=4k --iodepth=4 --size=1m \
-		--verify=crc32c --connect_timeout=60
-	crc3=$?
-	waited no-rtu "$no_rtu" 60
-	r2=$?
-	waited client12 "$two" 120
-	crc=$?
-	waited server "$(pid_of server)" 60
-	src=$?
-	echo "  $name: strangers $r1 $r2, clients $crc and $crc3, server $src" \
-		"($((SECONDS - start)) s); $(tail -1 "$(case_dir)/rogue.log")"
-	local who
-	for who in rogue no-rtu client12 client server; do
-		expect "$name" status "$who" ok
-	done
+	${rogue_bound:+timeout "$rogue_bound"} "${rogue_program:-$ROGUE_CLIENT}" "$RPMA_TEST_IP" \
+		"$current_port" "$@" >"$current_dir/$role.log" 2>&1 &
+	echo $! >"$current_dir/$role.pid"
+}
+
+# rogue_run ROLE ARGS...: rogue_start's rogue to its end: its status, also
+# the fact ROLE.status
+rogue_run() {
+	local status
+	rogue_start "$@"
+	wait "$(pid_of "$1")"
+	status=$?
+	fact "$1.status" "$status"
+	return "$status"
+}
+
+# summary [ROLE]: a line of the log on the case that ran: its facts
+# (ROLE.status as ROLE), its seconds and the last line ROLE wrote (the
+# rogue's)
+summary() {
+	local facts
+	facts=$(awk -F '\t' '{ sub(/\.status$/, "", $1); printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }' \
+		"$current_dir/facts" 2>/dev/null)
+	echo "  ${current_dir##*/}: $facts ($((SECONDS - case_start)) s)${1:+; $(tail -1 "$current_dir/$1.log")}"
 }

@@ -19,32 +19,22 @@ many_case() {
 # the other ends its run with no error, the server names the lost one and
 # fails
 many_lost_client() {
-	local kind=$1 name=$1-clients2-one-killed crc src victim
+	local kind=$1 name=$1-clients2-one-killed
 	begin_case "$name"
 	fio_server "$kind" --clients=2 --filename=malloc --size=1m --iodepth=4 --busy_wait_polling=0
 	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
 		--time_based --runtime=60
-	victim=$(pid_of client)
 	moved client victim
 	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
 		--time_based --runtime=15 --verify=crc32c
-	local survivor end=$((SECONDS + 120))
-	survivor=$(pid_of client)
-	until (($(server_connections) == 2)); do
-		((SECONDS < end)) && kill -0 "$survivor" 2>/dev/null || break
-		sleep 0.2
-	done
+	await_connections 2 120 "$(pid_of client)"
 	sleep 2
-	killed victim "$victim"
-	waited client "$survivor" 120
-	crc=$?
-	waited server "$(pid_of server)" 60
-	src=$?
-	echo "  $name: client $crc, server $src"
+	killed victim "$(pid_of victim)"
+	ended client:120 server:60
+	summary
 	# the other client ends well, the server fails naming the lost client
 	# by its address
-	expect "$name" status client ok
-	expect "$name" status server nonzero
+	statuses "$name" client=ok server=nonzero
 	expect "$name" says server "of 2 at $RPMA_TEST_IP:$(case_port)" "(from $RPMA_TEST_IP:" "): " \
 		"; the others go on"
 	expect "$name" says server "1 of 2 clients of $RPMA_TEST_IP:$(case_port) failed"
@@ -55,7 +45,7 @@ many_lost_client() {
 # that runs out (HOW exitall), or by SIGTERM (HOW signal): the job must
 # still fail, naming the lost client
 many_terminated() {
-	local kind=$1 how=$2 name=$1-clients3-one-killed-then-$2 src victim others companion=() i
+	local kind=$1 how=$2 name=$1-clients3-one-killed-then-$2 src others companion=() i
 	begin_case "$name"
 	# the companion runs out well after the clients came, even in a slow VM
 	[[ $how == exitall ]] && companion=(--exitall --name=companion --ioengine=null --size=1m
@@ -65,13 +55,12 @@ many_terminated() {
 	server_listens 30
 	fio_start client "$kind" --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
 		--time_based --runtime=120
-	victim=$(pid_of client)
 	moved client victim
 	fio_start client "$kind" --numjobs=2 --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 \
 		--size=1m --time_based --runtime=120
 	others=$(pid_of client)
 	await_connections 3 50
-	killed victim "$victim"
+	killed victim "$(pid_of victim)"
 	sleep 3
 	[[ $how == signal ]] && kill -TERM "$(pid_of server)"
 	waited server "$(pid_of server)" 90
@@ -103,39 +92,30 @@ many_terminated() {
 # then both end their runs with 0 errors
 many_late_client() {
 	local busy=$1 name=gpspm-clients2-late-client-busy$1 start end took=
-	begin_case "$name"
-	fio_server gpspm --clients=2 --filename=malloc --size=1m --iodepth=32 \
+	served_case "$name" gpspm --clients=2 --filename=malloc --size=1m --iodepth=32 \
 		--busy_wait_polling="$busy"
-	server_listens 30
 	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=32 --size=1m \
 		--time_based --runtime=45
-	local first
-	first=$(pid_of client)
 	moved client first
 	await_connections 1 60
 	sleep 5
 	start=$SECONDS
 	fio_start client gpspm --port_per_job=0 --rw=randwrite --bs=4k --iodepth=4 --size=1m \
 		--time_based --runtime=5 --connect_timeout=60 --verify=crc32c --verify_backlog=64
-	local second
-	second=$(pid_of client)
 	end=$((SECONDS + 60))
-	until [[ -n $took ]] || ((SECONDS >= end)) || ! kill -0 "$first" 2>/dev/null; do
+	until [[ -n $took ]] || ((SECONDS >= end)) || ! kill -0 "$(pid_of first)" 2>/dev/null; do
 		(($(server_connections) == 2)) && took=$((SECONDS - start))
 		sleep 0.2
 	done
-	waited second "$second" 120
-	waited first "$first" 120
-	waited server "$(pid_of server)" 60
+	waited second "$(pid_of client)" 120
+	ended first:120 server:60
 	if [[ -n $took ]]; then
 		echo "  $name: the late client connected $took s after it started, the first one still running"
 		fact late-client-connected-after "$took"
 	else
 		echo "  $name: the late client did not connect while the first one ran"
 	fi
-	expect "$name" status first ok
-	expect "$name" status second ok
-	expect "$name" status server ok
+	statuses "$name" first=ok second=ok server=ok
 	expect "$name" between late-client-connected-after 0 -
 }
 
@@ -157,7 +137,7 @@ many_memory() {
 # read back: it writes a pattern of its own, which must then fill one of
 # the four regions of the server (on the Device DAX).
 many_mixed() {
-	local kind=$1 name crc src i pids=() patterns=()
+	local kind=$1 name crc src i patterns=()
 	name=interop-$kind-clients4-mixed
 	begin_case "$name"
 	local server_args=(--clients=4 --filename=malloc --size=2m --iodepth=4)
@@ -174,8 +154,6 @@ many_mixed() {
 		old+=(--verify=crc32c)
 	fi
 	side=new fio_start server "$kind" "${server_args[@]}"
-	local server
-	server=$(pid_of server)
 	for i in 1 2; do
 		local args=("${old[@]}")
 		if [[ $kind == gpspm ]]; then
@@ -183,18 +161,15 @@ many_mixed() {
 			args+=(--buffer_pattern="${patterns[-1]}")
 		fi
 		side=old fio_start client "$kind" "${args[@]}"
-		pids+=("$(pid_of client)")
 		moved client "old$i"
 	done
 	side=new fio_start client "$kind" "${ours[@]}"
 	wait_exit "$(pid_of client)" 300
 	crc=$?
-	waited old1 "${pids[0]}" 300
-	waited old2 "${pids[1]}" 300
-	wait_exit "$server" 60
+	ended old1:300 old2:300
+	wait_exit "$(pid_of server)" 60
 	src=$?
-	expect "$name-old-clients" status old1 ok
-	expect "$name-old-clients" status old2 ok
+	statuses "$name-old-clients" old1=ok old2=ok
 	record_pair "$name" "$crc" "$src" || return
 	for i in "${!patterns[@]}"; do
 		local r found=1
@@ -219,8 +194,7 @@ many_too_few() {
 	fio_server apm --clients=2 --filename=malloc --size=1m --runtime=20
 	fio_client apm --port_per_job=0 --rw=randwrite --bs=4k --size=1m --verify=crc32c
 	waited server "$(pid_of server)" 60
-	expect "$name" status client ok
-	expect "$name" status server nonzero
+	statuses "$name" client=ok server=nonzero
 	expect "$name" says server "1 of 2 clients connected to $RPMA_TEST_IP:$(case_port) within runtime=20s"
 }
 
@@ -233,8 +207,7 @@ many_port_mismatch() {
 	fio_client apm --numjobs=2 --port_per_job=0 --rw=write --bs=4k --size=1m --connect_timeout=5
 	waited server "$(pid_of server)" 60
 	# its second job finds nobody listening
-	expect "$name" status client nonzero
-	expect "$name" status server ok
+	statuses "$name" client=nonzero server=ok
 	expect "$name" says client "$RPMA_TEST_IP:$(case_port)"
 }
 

@@ -188,10 +188,7 @@ fsdax_cases() {
 pmem_cases() {
 	local kind
 	for kind in apm gpspm; do
-		if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-			skip "$kind-devdax-2jobs" "no Device DAX (tests/vm/run --nvdimm)"
-			continue
-		fi
+		needs_devdax "$kind-devdax-2jobs" || continue
 		run_pair "$kind-devdax-2jobs" "$kind" \
 			"--filename=$RPMA_TEST_DEVDAX --direct_write_to_pmem=1 --numjobs=2 --size=32m --iodepth=8" \
 			"--rw=write --bs=64k --iodepth=8 --numjobs=2 --size=32m --buffer_pattern=0x5aa5c33c" ||

@@ -129,10 +129,7 @@ native_ops_client() {
 # server with isolation=none; the job of emulated ones beside it completes
 native_ops_window() {
 	local name=apm-native-ops-through-a-window
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "$name" || return
 	if ! native_possible 45; then
 		skip "$name" "no native flush here (kernel $(uname -r))"
 		return
@@ -150,10 +147,7 @@ native_ops_window() {
 
 native_ops_case() {
 	local name=apm-native-ops-per-job crc src job line probe=no
-	if [[ -z "${RPMA_TEST_DEVDAX:-}" ]]; then
-		skip "$name" "no Device DAX (tests/vm/run --nvdimm)"
-		return
-	fi
+	needs_devdax "$name" || return
 	begin_case "$name"
 	if native_possible 45; then
 		if flush_probe start 2>"$(case_dir)/probe.log"; then

@@ -45,8 +45,7 @@ race_case() {
 	waited server "$(pid_of server)" 60
 	src=$?
 	echo "  $name: $listening of $jobs server jobs listened; exit status client $crc, server $src"
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 	expect "$name" valgrind-clean "$tool" client server
 }
 

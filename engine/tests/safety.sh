@@ -26,24 +26,41 @@ rnr_naks() {
 # first connection attempts are rejected (each registers and deregisters
 # its connection's memory before the job's own regions are registered).
 teardown_order() { # teardown_order KIND [late]
-	local kind=$1 name=$1-teardown-order${2:+-late-server} rw=randrw client
+	local kind=$1 name=$1-teardown-order${2:+-late-server} rw=randrw
 	[[ $kind == gpspm ]] && rw="randwrite --verify=crc32c"
 	begin_case "$name"
 	local server=(fio_server "$kind" --filename=malloc --size=2m --iodepth=8)
 	[[ -n ${2:-} ]] || LD_PRELOAD=$ENGINE_CHECK "${server[@]}"
 	# shellcheck disable=SC2086 # rw holds two words for GPSPM
 	LD_PRELOAD=$ENGINE_CHECK fio_start client "$kind" --rw=$rw --bs=4k --iodepth=8 --size=2m
-	client=$(pid_of client)
 	if [[ -n ${2:-} ]]; then
 		wait_for_text "$(case_dir)/client.log" "waiting for the server" 30
 		LD_PRELOAD=$ENGINE_CHECK "${server[@]}"
 	fi
-	waited client "$client" 300
-	waited server "$(pid_of server)" 30
-	expect "$name" status client ok
-	expect "$name" status server ok
+	ended client:300 server:30
+	statuses "$name" client=ok server=ok
 	expect "$name" engine-check client 1
 	expect "$name" engine-check server 0
+}
+
+# rogue_server_case NAME MODE: begins case NAME, a rogue server
+# (ROGUE_SERVER MODE) listening on its port
+rogue_server_case() {
+	begin_case "$1"
+	rogue_program=$ROGUE_SERVER rogue_start rogue "$2"
+	wait_for_text "$(case_dir)/rogue.log" "waiting for a client" 30
+}
+
+# against_rogue_server NAME CLIENT_ARGS...: a GPSPM client (engine_check
+# preloaded) of CLIENT_ARGS, each I/O 4 KiB, against the rogue server for
+# up to 120 s: it must fail its job within seconds, and the rogue end well
+against_rogue_server() {
+	local name=$1
+	shift
+	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm "$@" --bs=4k --size=1m --time_based \
+		--runtime=120
+	ended client:45 rogue:70
+	statuses "$name" client=failed rogue=ok
 }
 
 # A server answers a flush request with bytes that are no response, then
@@ -53,25 +70,13 @@ teardown_order() { # teardown_order KIND [late]
 # would retry it, RNR, forever). sync=0: reads and writes in flight then;
 # sync=1: one write at a time.
 bad_response() { # bad_response SYNC
-	local name=gpspm-bad-response-sync$1 crc rrc rogue naks
-	local job=(--rw=randrw --iodepth=8)
+	local name=gpspm-bad-response-sync$1 naks job=(--rw=randrw --iodepth=8)
 	(($1)) && job=(--rw=write --iodepth=1 --sync=1)
-	begin_case "$name"
-	"$ROGUE_SERVER" "$RPMA_TEST_IP" "$(case_port)" gpspm-bad-response >"$(case_dir)/rogue.log" 2>&1 &
-	rogue=$!
-	wait_for_text "$(case_dir)/rogue.log" "waiting for a client" 30
+	rogue_server_case "$name" gpspm-bad-response
 	naks=$(rnr_naks)
-	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm "${job[@]}" --bs=4k \
-		--size=1m --time_based --runtime=120
-	waited client "$(pid_of client)" 45
-	crc=$?
-	waited rogue "$rogue" 70
-	rrc=$?
-	naks=$(($(rnr_naks) - naks))
-	fact rnr-naks "$naks"
-	echo "  $name: client $crc, rogue server $rrc, $naks RNR NAKs; $(tail -1 "$(case_dir)/rogue.log")"
-	expect "$name" status client failed
-	expect "$name" status rogue ok
+	against_rogue_server "$name" "${job[@]}"
+	fact rnr-naks $(($(rnr_naks) - naks))
+	summary rogue
 	expect "$name" between rnr-naks 0 0
 	expect "$name" says client "cannot unpack the flush response"
 	expect "$name" engine-check client 1
@@ -84,26 +89,16 @@ bad_response() { # bad_response SYNC
 # saying what was wrong, and counts no write complete: no flush request of
 # its was answered in order.
 rogue_response() { # rogue_response wrong-context|out-of-order
-	local name=gpspm-$1-response crc rrc rogue message rw=randrw
+	local name=gpspm-$1-response message rw=randrw
 	if [[ $1 == wrong-context ]]; then
 		message="which no flush request outstanding has"
 	else
 		message="before the older"
 		rw=randwrite # at least two flush requests at once
 	fi
-	begin_case "$name"
-	"$ROGUE_SERVER" "$RPMA_TEST_IP" "$(case_port)" "gpspm-$1" >"$(case_dir)/rogue.log" 2>&1 &
-	rogue=$!
-	wait_for_text "$(case_dir)/rogue.log" "waiting for a client" 30
-	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=$rw --iodepth=16 --bs=4k \
-		--size=1m --time_based --runtime=120
-	waited client "$(pid_of client)" 45
-	crc=$?
-	waited rogue "$rogue" 70
-	rrc=$?
-	echo "  $name: client $crc, rogue server $rrc; $(tail -1 "$(case_dir)/rogue.log")"
-	expect "$name" status client failed
-	expect "$name" status rogue ok
+	rogue_server_case "$name" "gpspm-$1"
+	against_rogue_server "$name" --rw=$rw --iodepth=16
+	summary rogue
 	expect "$name" written client 0
 	expect "$name" says client "$message"
 	expect "$name" engine-check client 1
@@ -136,10 +131,8 @@ sleeping_server_end() { # sleeping_server_end hold|hidden-sends
 	server_listens 60
 	LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=write:4k --bs=4k --size=1m \
 		--number_ios=16 --iodepth=16 "${rate[@]}"
-	waited client "$(pid_of client)" 120
-	waited server "$(pid_of server)" 60
-	expect "$name" status client ok
-	expect "$name" status server ok
+	ended client:120 server:60
+	statuses "$name" client=ok server=ok
 	# the server must not report its client killed
 	expect "$name" never-says server "was it killed"
 	# else the window was not made
@@ -165,10 +158,8 @@ late_send_completions() {
 	server_listens 60
 	ENGINE_CHECK_LATE_SENDS=20 LD_PRELOAD=$ENGINE_CHECK fio_start client gpspm --rw=write \
 		--bs=4k --size=1m --iodepth=2 --busy_wait_polling=1 --verify=crc32c
-	waited client "$(pid_of client)" 120
-	waited server "$(pid_of server)" 60
-	expect "$name" status client ok
-	expect "$name" status server ok
+	ended client:120 server:60
+	statuses "$name" client=ok server=ok
 	# else the window was not made
 	expect "$name" says client "engine-check: delayed a SEND completion"
 	expect "$name" engine-check client 1
@@ -203,8 +194,7 @@ sync_accounting() {
 		>"$(case_dir)/psync.json" 2>"$(case_dir)/psync.log"
 	output_file psync.json json
 	rm -f "/tmp/$name"
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 	expect "$name" same-figures client psync
 }
 
@@ -273,8 +263,7 @@ server_memory() {
 	echo "  $name: anonymous memory $a0 kB listening, ${a1:-?} kB with $conns connected"
 	# none if the server's memory was not read with all connected
 	[[ -z $a1 ]] || fact anon-kb-per-connection $(((a1 - a0) / conns))
-	expect "$name" status client ok
-	expect "$name" status server ok
+	statuses "$name" client=ok server=ok
 	expect "$name" between anon-kb-per-connection - 56
 }
 
@@ -283,19 +272,11 @@ safety_cases() {
 		fail safety "no ENGINE_CHECK or ROGUE_SERVER (make check builds them)"
 		return
 	fi
-	# engine_check interposes free(), which cannot stand beside the
-	# sanitizers' runtime (it must come first and owns the heap)
-	if [[ -n "${FIO_PRELOAD:-}" ]]; then
-		local c
-		for c in apm-teardown-order gpspm-teardown-order gpspm-teardown-order-late-server \
-			gpspm-bad-response-sync0 \
-			gpspm-bad-response-sync1 gpspm-wrong-context-response \
-			gpspm-out-of-order-response gpspm-sleeping-server-end-hold \
-			gpspm-sleeping-server-end-hidden-sends gpspm-late-send-completions \
-			apm-failed-post; do
-			skip "$c" "needs engine_check in fio, which cannot run beside the sanitizers' runtime"
-		done
-	else
+	if ! beside_sanitizers apm-teardown-order gpspm-teardown-order \
+		gpspm-teardown-order-late-server gpspm-bad-response-sync0 gpspm-bad-response-sync1 \
+		gpspm-wrong-context-response gpspm-out-of-order-response \
+		gpspm-sleeping-server-end-hold gpspm-sleeping-server-end-hidden-sends \
+		gpspm-late-send-completions apm-failed-post; then
 		teardown_order apm
 		teardown_order gpspm
 		teardown_order gpspm late
