@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The statistics of repeats and of many clients: the one median of the
 tree, the summary of repeats (median, range, spread), the comparison
-rule of two runs, fairness and steady state."""
+rules (of two runs, and of a run against several base runs), fairness
+and steady state."""
 
 import math
 
@@ -123,6 +124,127 @@ def compare(a, b, better, cfg):
         out.update(test="range", allowance_pct=allow)
     out["change_pct"] = change
     if same:
+        out["verdict"] = "same"
+    else:
+        good = change > 0 if better == "higher" else change < 0
+        out["verdict"] = "improvement" if good else "regression"
+    return out
+
+
+def t_tail(t, df):
+    """P(|T| >= t) of Student's t with df (a whole number, 1 or more)
+    degrees of freedom: the closed forms for whole df (Abramowitz and
+    Stegun, Handbook of Mathematical Functions, 26.7.3 and 26.7.4), sums
+    of powers of cos(theta), theta = atan(t / sqrt(df)); no library
+    beyond math."""
+    if df < 1 or df != int(df):
+        raise ValueError("t with %r degrees of freedom" % (df,))
+    th = math.atan(abs(t) / math.sqrt(df))
+    c2 = math.cos(th) ** 2
+    term = total = 1.0
+    if df % 2:
+        for j in range(1, (df - 1) // 2):
+            term *= 2 * j / (2 * j + 1) * c2
+            total += term
+        inside = 2 / math.pi * (th + (math.sin(th) * math.cos(th) * total
+                                      if df > 1 else 0))
+    else:
+        for j in range(1, df // 2):
+            term *= (2 * j - 1) / (2 * j) * c2
+            total += term
+        inside = math.sin(th) * total
+    return max(0.0, 1 - inside)
+
+
+def t_critical(p, df):
+    """The t of df degrees of freedom with P(|T| >= t) = p (0 < p < 1):
+    the two-sided critical value, by bisection of t_tail (its error far
+    below any figure's)."""
+    if not 0 < p < 1:
+        raise ValueError("a two-sided level of %r" % (p,))
+    lo, hi = 0.0, 1.0
+    while t_tail(hi, df) > p:
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if t_tail(mid, df) > p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+# a prediction interval needs two base runs for a spread at all
+MIN_BASES = 2
+
+
+def _log_spread(medians):
+    """(k, mean, standard deviation) of the logarithms of the base runs'
+    medians; None when fewer than MIN_BASES or one is not positive."""
+    logs = [math.log(m) for m in medians if m is not None and m > 0]
+    if len(logs) < MIN_BASES or len(logs) < len([m for m in medians
+                                                 if m is not None]):
+        return None
+    k = len(logs)
+    mean = sum(logs) / k
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (k - 1))
+    return k, mean, sd
+
+
+def _half_width(k, sd, alpha):
+    """The prediction interval's half width, in log units, for one new
+    run's median from k base runs' (rpma-qualify(1), SEVERAL BASE RUNS)."""
+    return t_critical(alpha, k - 1) * sd * math.sqrt(1 + 1 / k)
+
+
+def detectable(medians, better, cfg):
+    """The smallest change of a metric, in % of the base runs' centre and
+    in its worse direction (positive for a latency, negative for IOPS),
+    that the several-base-runs rule calls a regression, from the base
+    runs' medians alone: the prediction bound or floor_pct, whichever is
+    further. None below MIN_BASES runs."""
+    ls = _log_spread(medians)
+    if ls is None:
+        return None
+    k, _, sd = ls
+    h = _half_width(k, sd, cfg.get("alpha", DEFAULT_ALPHA))
+    floor = cfg["floor_pct"] / 100
+    if better == "higher":
+        return -max(1 - math.exp(-h), floor) * 100
+    return max(math.exp(h) - 1, floor) * 100
+
+
+def compare_bases(medians, new, better, cfg):
+    """The several-base-runs rule (rpma-qualify(1), SEVERAL BASE RUNS):
+    medians: one metric's median in each of k base runs of one build;
+    new: its median in the run compared. The run is the unit: on the
+    logarithms of the medians, new is different when it lies outside the
+    two-sided prediction interval of level 1 - alpha for one more run,
+    mean +- t(alpha, k - 1) * sd * sqrt(1 + 1/k) (p: the share of
+    Student's t beyond new's place, two-sided), and it differs from the
+    centre (the medians' geometric mean) by more than floor_pct.
+    Returns {verdict, change_pct, allowance_pct, test, p, k, centre,
+    detectable_pct}; "missing" below MIN_BASES base medians or without
+    new."""
+    out = {"verdict": "missing", "change_pct": None, "allowance_pct": None,
+           "test": "prediction", "p": None, "k": None, "centre": None,
+           "detectable_pct": detectable(medians, better, cfg)}
+    ls = _log_spread(medians)
+    if ls is None or new is None or new <= 0:
+        return out
+    k, mean, sd = ls
+    alpha = cfg.get("alpha", DEFAULT_ALPHA)
+    y = math.log(new)
+    scale = sd * math.sqrt(1 + 1 / k)
+    if scale > 0:
+        p = t_tail((y - mean) / scale, k - 1)
+    else:
+        # base runs all alike: any other value lies outside
+        p = 1.0 if y == mean else 0.0
+    change = (math.exp(y - mean) - 1) * 100
+    out.update(change_pct=change, p=p, k=k, centre=math.exp(mean),
+               allowance_pct=abs(out["detectable_pct"]))
+    if p >= alpha or abs(change) <= cfg["floor_pct"]:
         out["verdict"] = "same"
     else:
         good = change > 0 if better == "higher" else change < 0

@@ -55,15 +55,25 @@ def cmd_report(a):
 
 def cmd_compare(a):
     from . import report
-    runs = [runner.load(d) for d in a.dirs]
+    several = a.against is not None or a.detectable
+    dirs = a.dirs + (a.against or [])
+    runs = [runner.load(d) for d in dirs]
     os.makedirs(a.out, exist_ok=True)
-    names = _names(a.dirs)
-    c = report.write_compare(a.out, runs, names)
+    names = _names(dirs)
+    c = report.write_compare(a.out, runs, names,
+                             len(a.dirs) if several else None)
     print("%s: %s" % (os.path.join(a.out, "compare.html"), ", ".join(
-        "%d %s" % (n, k) for k, n in sorted(c["counts"].items()))))
+        "%d %s" % (n, k) for k, n in sorted(c["counts"].items()))
+        or "no run judged"))
+    if c.get("bases", 1) >= 2:
+        print("detectable change with %d base runs (the smallest the rule "
+              "calls a regression):" % c["bases"])
+        for pid, text in report.detectable_text(c):
+            print("  %s: %s" % (pid, text))
+    base = "the base runs" if c.get("bases", 1) >= 2 else names[0]
     for g in c["lost"]:
         print("rpma-qualify: %s lost %d points that %s completed: %s" % (
-            g["run"], len(g["points"]), names[0], ", ".join(g["points"])),
+            g["run"], len(g["points"]), base, ", ".join(g["points"])),
             file=sys.stderr)
     if a.fail_on_regression and (c["counts"].get("regression") or c["lost"]):
         return 1
@@ -160,6 +170,12 @@ def main(argv=None):
     rep.set_defaults(func=cmd_report)
     cmp_ = sub.add_parser("compare", help="overlay runs, call changes")
     cmp_.add_argument("dirs", nargs="+")
+    cmp_.add_argument("--against", action="append", metavar="NEW",
+                      help="judge NEW against DIRs, runs of one base build "
+                      "(repeatable)")
+    cmp_.add_argument("--detectable", action="store_true",
+                      help="DIRs are runs of one base build: the smallest "
+                      "change they let the rule call, no run judged")
     cmp_.add_argument("--out", required=True)
     cmp_.add_argument("--fail-on-regression", action="store_true")
     cmp_.set_defaults(func=cmd_compare)
@@ -176,8 +192,13 @@ def main(argv=None):
                     help="as run's --only")
     pl.set_defaults(func=cmd_plans)
     a = ap.parse_args(argv)
-    if a.cmd == "compare" and len(a.dirs) < 2:
-        ap.error("compare wants two runs at least")
+    if a.cmd == "compare":
+        if a.against is not None and a.detectable:
+            ap.error("--detectable judges no run: not with --against")
+        if a.detectable and len(a.dirs) < 2:
+            ap.error("--detectable wants two base runs at least")
+        if a.against is None and len(a.dirs) < 2:
+            ap.error("compare wants two runs at least")
     # a plan or a run directory the command cannot use: its message, exit 2
     try:
         return a.func(a)

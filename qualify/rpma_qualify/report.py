@@ -407,13 +407,120 @@ def _how(ch):
     """What decided a change: the test's p, or the rule and allowance."""
     if ch.get("test") == "mann-whitney":
         return " (U test p=%s)" % fmt(ch["p"])
+    if ch.get("test") == "prediction":
+        return "" if ch["p"] is None else " (k=%d, p=%s)" % (ch["k"],
+                                                            fmt(ch["p"]))
     if ch["allowance_pct"] is None:
         return ""
     return " (%s rule, allowance %s%%)" % (ch.get("test") or "range",
                                             fmt(ch["allowance_pct"]))
 
 
-def write_compare(out, runs, names):
+def _bases_summary(summs, pid):
+    """What the chart draws of k base runs at a point: per metric the
+    geometric mean of their medians (the rule's centre), its whisker the
+    medians' range."""
+    import math
+    out = {}
+    for m in ("iops", "lat_p50", "lat_p99", "lat_p99.9"):
+        meds = [s[pid][m]["median"] for s in summs
+                if s.get(pid) and s[pid].get(m) and s[pid][m]["median"] > 0]
+        if meds:
+            lo, hi = min(meds), max(meds)
+            # within [lo, hi] despite rounding (a whisker is never negative)
+            centre = math.exp(sum(math.log(v) for v in meds) / len(meds))
+            out[m] = {"median": min(max(centre, lo), hi), "min": lo,
+                      "max": hi}
+    return out
+
+
+def detectable_text(c):
+    """Per point, the detectable change of each metric (compare_bases):
+    what compare prints and the page shows."""
+    return [(e["id"], ", ".join(
+        "%s %s" % (m, "n/a" if v.get("detectable_pct") is None
+                   else "%+.0f %%" % v["detectable_pct"])
+        for m, v in e["metrics"].items() if m not in summary.COUNTS))
+        for e in c["points"]]
+
+
+def _write_bases(out, runs, names, k):
+    """compare.html of runs[k:] against the k base runs runs[:k]."""
+    c = comparemod.compare_bases(runs[:k], runs[k:], names)
+    with open(os.path.join(out, "compare.json"), "w") as f:
+        json.dump(c, f, indent=1)
+    summs = [summary.run(r) for r in runs]
+    r = c["rule"]
+    body = ["<p>Base runs (one build, %d): <b>%s</b>; judged against them: "
+            "%s.</p>" % (k, esc(", ".join(names[:k])),
+                         esc(", ".join(names[k:]) or "none"))]
+    body.append("<p>Rule: the run is the unit. A point's metric in a run "
+                "is a regression or an improvement when its median lies "
+                "outside the prediction interval of level %s for one more "
+                "run of the base build (the logarithms of the base runs' "
+                "medians: their mean +- t(%s, k-1) x their standard "
+                "deviation x sqrt(1 + 1/k)) and differs from their "
+                "geometric mean by more than %s %%. <b>Detectable</b>: the "
+                "smallest change the rule calls a regression, from the base "
+                "runs alone. Counts: against the base runs' pooled per "
+                "repeat; any more verify errors or failed repeats is a "
+                "regression; RNR NAKs and retries beyond %s %%.</p>" % (
+                    fmt(1 - r["alpha"]), fmt(r["alpha"]),
+                    fmt(r["floor_pct"]), fmt(r["floor_pct"])))
+    body.append("<p>%s</p>" % esc(", ".join(
+        "%d %s" % (n, v) for v, n in sorted(c["counts"].items()))
+        or "no run judged"))
+    for g in c["lost"]:
+        body.append("<p class=fail>%s lost %d points that the base runs "
+                    "completed: %s</p>" % (esc(g["run"]), len(g["points"]),
+                                           esc(", ".join(g["points"]))))
+    base = runs[0]
+    for name in _series(base):
+        pts = [p for p in base["points"] if p["series"] == name]
+        rs = [("base runs (%d)" % k, [(label(p, pts), _bases_summary(
+            summs[:k], p["id"])) for p in pts])]
+        rs += [(nm, [(label(p, pts), s.get(p["id"], {})) for p in pts])
+               for nm, s in zip(names[k:], summs[k:])]
+        body.append('<h3>%s</h3><img alt="%s" src="%s">' % (
+            esc(name), esc(name), series_chart(name, rs)))
+    h = ["<table><tr><th class=l>point</th><th class=l>metric</th>"
+         "<th>base runs' medians</th><th>detectable</th>"]
+    h += ["<th>%s</th><th>%s vs the base runs</th>" % (esc(n), esc(n))
+          for n in names[k:]]
+    h.append("</tr>")
+    for e in c["points"]:
+        for m, v in e["metrics"].items():
+            h.append("<tr><td class=l>%s</td><td class=l>%s (%s is better)"
+                     "</td>" % (esc(e["id"]), esc(m), summary.METRICS[m][1]))
+            meds = v.get("base_medians")
+            if meds:
+                h.append("<td>%s..%s</td>" % (fmt(min(meds)), fmt(max(meds))))
+            else:
+                h.append("<td>%s</td>" % ", ".join(
+                    fmt(f.get("count")) if f else "-"
+                    for f in v["summaries"][:k]))
+            d = v.get("detectable_pct")
+            h.append("<td>%s</td>" % ("-" if d is None else "%s%%" % fmt(d)))
+            for f, ch in zip(v["summaries"][k:], v["changes"]):
+                h.append("<td>%s</td><td class=%s>%s%s%s</td>" % (
+                    fmt(f.get("median", f.get("count")) if f else None),
+                    ch["verdict"], ch["verdict"],
+                    "" if ch["change_pct"] is None
+                    else " %s%%" % fmt(ch["change_pct"]), _how(ch)))
+            h.append("</tr>")
+    h.append("</table>")
+    body.append("<h2>Points</h2>" + "".join(h))
+    with open(os.path.join(out, "compare.html"), "w") as f:
+        f.write(page("rpma-qualify: comparison", "".join(body)))
+    return c
+
+
+def write_compare(out, runs, names, bases=None):
+    """compare.html and compare.json: runs[1:] against runs[0], or with
+    BASES (k >= 2) the runs after the first k against those k, runs of
+    one base build (rpma-qualify(1), SEVERAL BASE RUNS)."""
+    if bases is not None and bases >= 2:
+        return _write_bases(out, runs, names, bases)
     c = comparemod.compare(runs, names)
     with open(os.path.join(out, "compare.json"), "w") as f:
         json.dump(c, f, indent=1)

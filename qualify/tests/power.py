@@ -4,22 +4,36 @@
 (qualify/tests/twoguests --power, `make check-qualify-power`):
 
     power.py delay RUN PCT [--host-load FILE] [--quiet-p50-us US]
+                           [--steady-p50-us US]
         the netem spec ("delay_NNNus") that slows the bed by about PCT %:
-        PCT % of the bed's own p50 (the median, over RUN's points, of
-        each point's median lat_p50); the guest asks for it once RUN's
-        first round is done. Refused (exit 3) on a bed not steady (below)
-    power.py judge RUNS --out DIR
+        PCT % of the bed's steady p50 (the median, over the points, of
+        each point's median lat_p50): over RUN's rounds after its first
+        where it has them, else the one given (--steady-p50-us, default
+        STEADY_P50_US: b0's rounds 2 to 5 on the idle host, 2026-12-06,
+        2056 us). Never a first round: on that idle host b0's was 8.7 ms
+        against 2.1 over its rounds 2 to 5, and the delays sized from it
+        came out at +44 to +114 % for "10 %". The guest asks once RUN's
+        first round is done, so it gets the one given; that round is
+        still judged: refused (exit 3) when the host's load was over the
+        bound while it ran (below), said when its p50 was off
+    power.py judge RUNS --out DIR [--several]
         RUNS/bN: runs of one build; RUNS/sPCT: the same build with the
         target's egress delayed by about PCT %. Every pair of the bN is
-        compared by the rule `rpma-qualify compare` applies
-        (rpma_qualify.compare), and each sPCT against every bN. Writes
+        compared by the rule `rpma-qualify compare A B` applies
+        (rpma_qualify.compare), and each sPCT against every bN; with 3
+        bN or more, also by the several-base-runs rule (`compare BASE...
+        --against NEW`, rpma_qualify.compare.compare_bases): each bN
+        against the other bN (leave one out), each sPCT against all the
+        bN, and each point's detectable change from all the bN. Writes
         DIR/summary.md (the tables) and DIR/power.json; exit 0 when the
         goals hold: at least 10 pairs of one build, none called
         different on any point and metric, and the 25 % slowdown flagged
-        (lat_p50 a regression) on every point against every base run; 1
-        when a goal failed; 3 when the bed was not steady (below), which
-        says nothing of the rule. --host-load FILE: the host's load as
-        twoguests recorded it; --quiet-p50-us: the quiet bed's p50.
+        (lat_p50 a regression) on every point against every base run (of
+        the several-base-runs rule with --several, which twoguests
+        passes; of the pairs' otherwise); 1 when a goal failed; 3 when
+        the bed was not steady (below), which says nothing of the rule.
+        --host-load FILE: the host's load as twoguests recorded it;
+        --quiet-p50-us: the quiet bed's p50.
 
 A planted slowdown is "flagged on a point" against a base run when the
 rule calls that point's lat_p50 a regression; the table gives, per level
@@ -74,10 +88,11 @@ one.
 
 delay refuses (exit 3, "the bed is not steady: ...") when, with
 --host-load, the host's load during RUN's first round was over the bound:
-the delays would be sized from a loaded round. A first round whose p50 is
-over QUIET_FACTOR times the quiet bed's is only said: a run's first round
-is often slow on an idle host too (2026-12-06: b0's 8.7 ms against its
-whole run's 2.0), and the table gives each delay's measured change."""
+the runs after it would be measured on a loaded bed. A first round whose
+p50 is over QUIET_FACTOR times the quiet bed's is only said: a run's
+first round is often slow on an idle host too (2026-12-06: b0's 8.7 ms
+against its whole run's 2.0), and the table gives each delay's measured
+change."""
 
 import argparse
 import itertools
@@ -93,6 +108,9 @@ GOAL_FLAGGED_PCT = 25
 MIN_PAIRS = 10
 # the steadiness rule (the docstring says why each)
 QUIET_P50_US = 2700
+# what the delays are sized from when RUN has its first round alone (the
+# module's docstring)
+STEADY_P50_US = 2056
 QUIET_FACTOR = 2
 DRIFT_MAX = 1 + GOAL_FLAGGED_PCT / 100
 LOAD_PER_CPU = 3
@@ -258,29 +276,41 @@ def cmd_delay(a):
     res = runner.load(a.run)
     name = os.path.basename(os.path.normpath(a.run))
     rows = records({name: res}, [name])
+    done = [r for r in rows if r["status"] == "done" and r["lat_p50"]]
     # the first round done: the guest asks once RUN's first round is
-    first = min((r["round"] for r in rows if r["status"] == "done"),
-                default=1)
-    rows = [r for r in rows if r["round"] == first]
+    first = min((r["round"] for r in done), default=1)
     load = read_host_load(a.host_load) if a.host_load else None
     if load is not None:
         load["rounds"] = [r for r in load["rounds"]
                           if r["run"] == name and r["round"] == first]
-    st = steadiness(rows, [name], load, a.quiet_p50_us)
+    st = steadiness([r for r in rows if r["round"] == first], [name], load,
+                    a.quiet_p50_us)
     loaded = [w for w in st["why"] if w.startswith("the host's load")]
     if loaded:
-        print("power.py: %s: no delay is sized from %s's round %d"
+        print("power.py: %s: no delay is sized while %s's round %d ran"
               % (not_steady("bed is", loaded), name, first),
               file=sys.stderr)
         return NOT_STEADY
+    # The bed's steady level, never a first round alone: on an idle host
+    # too a run's first round is slow (2026-12-06: b0's 8.7 ms against
+    # 2.1 over its rounds 2 to 5), and delays sized from it were 4x their
+    # names (+44 to +114 % for "10 %"). RUN's later rounds where it has
+    # them, else the steady level given (the guest asks after RUN's
+    # first round: the recorded idle bed's).
+    later = [r for r in done if r["round"] > first]
+    if later:
+        level = bed_level(later)[0]
+        said = "%s's rounds %d to %d: %.0f us" % (
+            name, first + 1, max(r["round"] for r in later), level)
+    else:
+        level = a.steady_p50_us
+        said = "the bed's steady p50 given: %.0f us" % level
     if not st["steady"]:
-        # A run's first round on this bed is often slow on an idle host
-        # too (2026-12-06: b0's 8.7 ms against its whole run's 2.0): the
-        # delay is sized from it all the same, said, and judge's table
-        # gives the change each delay actually made.
-        print("power.py: %s's round %d: %s; the delay is sized from it all "
-              "the same" % (name, first, "; ".join(st["why"])), file=sys.stderr)
-    us = max(1, round(st["figures"]["bed_p50_us"] * a.pct / 100))
+        said += " (%s's round %d: %s; not used)" % (name, first,
+                                                     "; ".join(st["why"]))
+    print("power.py: the delay is %g %% of %s" % (a.pct, said),
+          file=sys.stderr)
+    us = max(1, round(level * a.pct / 100))
     print("delay_%dus" % us)
     return 0
 
@@ -331,8 +361,93 @@ def judge(runs_dir, load=None, quiet_p50_us=QUIET_P50_US):
     return {"base_runs": base, "points": points, "pairs": pairs,
             "levels": levels, "rule": res[base[0]]["plan"]["compare"],
             "repeats": [len(p["repeats"]) for p in res[base[0]]["points"]],
+            "several": several(res, base, planted),
             "steady": steadiness(records(res, base), base, load,
                                  quiet_p50_us)}
+
+
+def several(res, base, planted):
+    """The several-base-runs rule (rpma_qualify.compare.compare_bases) on
+    the runs, or None with fewer than 3 base runs (each judged against 2
+    others at least): each bN against the other base runs (leave one
+    out: a run of the build against the rest of it), each sPCT against
+    all of them, and the detectable change of each point and metric from
+    all the base runs."""
+    if len(base) < 1 + stats.MIN_BASES:
+        return None
+    loo = []
+    for b in base:
+        others = [x for x in base if x != b]
+        c = compare.compare_bases([res[x] for x in others], [res[b]],
+                                  others + [b])
+        loo.append({"run": b, "different": changed(c)})
+    every = [res[x] for x in base]
+    full = compare.compare_bases(every, [], base)
+    detect = {p["id"]: {m: v["detectable_pct"]
+                        for m, v in p["metrics"].items()}
+              for p in full["points"]}
+    levels = []
+    for s in planted:
+        c = compare.compare_bases(every, [res[s]], base + [s])
+        per_point = {}
+        for p in c["points"]:
+            ch = p["metrics"]["lat_p50"]["changes"][0]
+            per_point[p["id"]] = {
+                "change_pct": ch["change_pct"], "p": ch["p"],
+                "verdict": ch["verdict"],
+                "flagged": int(ch["verdict"] == "regression"),
+                "against": int(ch["verdict"] != "missing")}
+        levels.append({"run": s, "pct": level_of(s), "points": per_point})
+    return {"metrics": full["metrics"], "leave_one_out": loo,
+            "detectable": detect, "levels": levels}
+
+
+def several_table(j):
+    """summary.md's section of the several-base-runs rule: (text, false
+    differences, the levels flagged on every point)."""
+    sv = j["several"]
+    rule = j["rule"]
+    k = len(j["base_runs"])
+    metrics = sv["metrics"]
+    false = sum(len(x["different"]) for x in sv["leave_one_out"])
+    lines = [
+        "Several base runs (rpma-qualify compare BASE... --against NEW): "
+        "each run's median against a prediction interval of the base "
+        "runs' medians (logarithms, Student's t) at alpha %s, floor %s %%."
+        % (rule.get("alpha", stats.DEFAULT_ALPHA), rule["floor_pct"]),
+        "",
+        "Runs of one build, each against the other %d: %d of %d "
+        "comparisons called different." % (
+            k - 1, false, k * len(j["points"]) * len(metrics)),
+    ]
+    for x in sv["leave_one_out"]:
+        for pid, m, verdict, ch in x["different"]:
+            lines.append("- %s against the other %d: %s %s %s (%+.1f %%)"
+                         % (x["run"], k - 1, pid, m, verdict, ch))
+    lines += ["", "Detectable change (from the %d base runs: the smallest "
+              "change called a regression):" % k, "",
+              "| point | " + " | ".join(metrics) + " |",
+              "|---|" + "---|" * len(metrics)]
+    for pid in j["points"]:
+        lines.append("| %s | %s |" % (pid, " | ".join(
+            "n/a" if sv["detectable"][pid].get(m) is None
+            else "%+.0f %%" % sv["detectable"][pid][m] for m in metrics)))
+    lines += ["", "| planted (lat_p50 against all %d) | " % k
+              + " | ".join(j["points"]) + " |",
+              "|---|" + "---|" * len(j["points"])]
+    for lv in sv["levels"]:
+        cells = []
+        for pid in j["points"]:
+            e = lv["points"][pid]
+            cells.append("n/a" if e["change_pct"] is None else
+                         "%+.0f %%: %s (p %.2g)" % (e["change_pct"],
+                                                   e["verdict"], e["p"]))
+        lines.append("| about %d %% | %s |" % (lv["pct"], " | ".join(cells)))
+    caught = [lv["pct"] for lv in sv["levels"] if everywhere(lv)]
+    lines += ["", "Smallest planted slowdown flagged on every point against "
+              "the %d base runs: %s." % (
+                  k, "about %d %%" % min(caught) if caught else "none")]
+    return "\n".join(lines) + "\n", false, caught
 
 
 def everywhere(level):
@@ -409,6 +524,15 @@ def cmd_judge(a):
     load = read_host_load(a.host_load) if a.host_load else None
     j = judge(a.runs, load, a.quiet_p50_us)
     text, false, caught = table(j)
+    if a.several:
+        if not j["several"]:
+            raise SystemExit("power.py: --several wants %d runs of the "
+                             "build at least" % (1 + stats.MIN_BASES))
+        # the goals are the several-base-runs rule's; the pairs' table
+        # follows, for comparison
+        stext, false, caught = several_table(j)
+        text = stext + "\nOne base run a comparison (rpma-qualify compare "\
+            "A B):\n\n" + text
     text = steady_text(j["steady"]) + text
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "power.json"), "w") as f:
@@ -423,7 +547,8 @@ def cmd_judge(a):
         return NOT_STEADY
     goals = [
         ("at least %d pairs of one build" % MIN_PAIRS, len(j["pairs"]) >= MIN_PAIRS),
-        ("no pair of one build called different", false == 0),
+        ("no %s of one build called different" % (
+            "run" if a.several else "pair"), false == 0),
         ("about %d %% flagged on every point" % GOAL_FLAGGED_PCT,
          any(p <= GOAL_FLAGGED_PCT for p in caught)),
     ]
@@ -459,10 +584,13 @@ def main():
     j = sub.add_parser("judge")
     j.add_argument("runs")
     j.add_argument("--out", required=True)
+    j.add_argument("--several", action="store_true",
+                   help="judge the goals by the several-base-runs rule")
     j.set_defaults(func=cmd_judge)
     for p in (d, j):
         p.add_argument("--host-load")
         p.add_argument("--quiet-p50-us", type=float, default=QUIET_P50_US)
+    d.add_argument("--steady-p50-us", type=float, default=STEADY_P50_US)
     r = sub.add_parser("records")
     r.add_argument("runs")
     r.set_defaults(func=cmd_records)
