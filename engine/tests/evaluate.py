@@ -31,7 +31,10 @@ class Failed(Exception):
 # err=...", the note of a signal, "fio: first I/O failed..."; the engines'
 # begin with the engine's name), and in distributed mode the backend's
 # output, each line prefixed "<host> ".
-FIO_OWN = re.compile(r"fio: |$")
+# fio's own lines: its messages, and where a job runs a command before
+# its I/O (exec_prerun, as a case's companion job does), the note of where
+# that command's output went
+FIO_OWN = re.compile(r"fio: |\S+ : Saving output of (pre|post)run in \S+$|$")
 FIO_BACKEND = re.compile(r"<[^>]+> ")
 
 

@@ -235,6 +235,20 @@ pid_of() {
 	echo "$pid"
 }
 
+# ending_when FILE: sets companion to the options of a job that ends its
+# fio's other jobs (exitall) once the case creates FILE in its directory
+# (told FILE), at most 300 s on: a job that ran for a fixed time ended them
+# too soon in a slow VM, or made every run wait for the slowest
+ending_when() {
+	# shellcheck disable=SC2034 # the caller's local, given to fio_start
+	companion=(--exitall --name=companion --ioengine=null --size=1m --rw=read
+		"--exec_prerun=timeout 300 sh -c 'until [ -e $1 ]; do sleep 0.2; done'")
+}
+
+told() { # told FILE: what ending_when FILE waits for
+	touch "$current_dir/$1"
+}
+
 # fio_server KIND ARGS...: pid_of server is its pid. It runs in the case
 # directory, where filename=malloc must not create a file.
 fio_server() {

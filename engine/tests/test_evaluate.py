@@ -136,7 +136,8 @@ class Altered(unittest.TestCase):
     def test_fios_own_lines_before_a_json_report_pass(self):
         case_dir = self.only(PAIR)
         self.rewrite(os.path.join(case_dir, "client.json"),
-                     lambda t: "fio: pid=42, err=5/file:io_u.c:1\n" + t)
+                     lambda t: "fio: pid=42, err=5/file:io_u.c:1\n"
+                     "companion : Saving output of prerun in companion.prerun.txt\n" + t)
         self.assertEqual(self.verdict()[0], 0)
 
     def test_an_unlisted_report_fails(self):
