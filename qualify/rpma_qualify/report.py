@@ -416,6 +416,22 @@ def _how(ch):
                                             fmt(ch["allowance_pct"]))
 
 
+def _change_cell(ch):
+    """A change's cell: its verdict, the change and what decided it."""
+    return "<td class=%s>%s%s%s</td>" % (
+        ch["verdict"], ch["verdict"],
+        "" if ch["change_pct"] is None else " %s%%" % fmt(ch["change_pct"]),
+        _how(ch))
+
+
+def _write_page(out, body, rows):
+    """compare.html: BODY, then the points' table of ROWS."""
+    rows.append("</table>")
+    body.append("<h2>Points</h2>" + "".join(rows))
+    with open(os.path.join(out, "compare.html"), "w") as f:
+        f.write(page("rpma-qualify: comparison", "".join(body)))
+
+
 def _bases_summary(summs, pid):
     """What the chart draws of k base runs at a point: per metric the
     geometric mean of their medians (the rule's centre), its whisker the
@@ -502,16 +518,11 @@ def _write_bases(out, runs, names, k):
             d = v.get("detectable_pct")
             h.append("<td>%s</td>" % ("-" if d is None else "%s%%" % fmt(d)))
             for f, ch in zip(v["summaries"][k:], v["changes"]):
-                h.append("<td>%s</td><td class=%s>%s%s%s</td>" % (
+                h.append("<td>%s</td>%s" % (
                     fmt(f.get("median", f.get("count")) if f else None),
-                    ch["verdict"], ch["verdict"],
-                    "" if ch["change_pct"] is None
-                    else " %s%%" % fmt(ch["change_pct"]), _how(ch)))
+                    _change_cell(ch)))
             h.append("</tr>")
-    h.append("</table>")
-    body.append("<h2>Points</h2>" + "".join(h))
-    with open(os.path.join(out, "compare.html"), "w") as f:
-        f.write(page("rpma-qualify: comparison", "".join(body)))
+    _write_page(out, body, h)
     return c
 
 
@@ -567,14 +578,7 @@ def write_compare(out, runs, names, bases=None):
             h += ["<td>%s</td>" % fmt(s.get("median", s.get("count"))
                                       if s else None)
                   for s in v["summaries"]]
-            for ch in v["changes"]:
-                h.append("<td class=%s>%s%s%s</td>" % (
-                    ch["verdict"], ch["verdict"],
-                    "" if ch["change_pct"] is None
-                    else " %s%%" % fmt(ch["change_pct"]), _how(ch)))
+            h += [_change_cell(ch) for ch in v["changes"]]
             h.append("</tr>")
-    h.append("</table>")
-    body.append("<h2>Points</h2>" + "".join(h))
-    with open(os.path.join(out, "compare.html"), "w") as f:
-        f.write(page("rpma-qualify: comparison", "".join(body)))
+    _write_page(out, body, h)
     return c
