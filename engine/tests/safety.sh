@@ -219,13 +219,6 @@ anon_kb() {
 # iodepth=64), the emulated flushes' page and a few kB of bookkeeping;
 # with a 512-byte send per slot it grew by 64 KiB more than that.
 gpspm_server_memory() {
-	# ASan's allocator keeps freed blocks in quarantine, pads each block
-	# and returns pages to the kernel on its own schedule: the same case
-	# grew by 84 kB with it, and by -832 kB with its quarantine off
-	if [[ -n "${FIO_PRELOAD:-}" ]]; then
-		skip gpspm-server-memory "beside the sanitizers a process's anonymous memory is their allocator's, not the server's"
-		return
-	fi
 	server_memory gpspm-server-memory 1 \
 		"--filename=malloc --size=1m --iodepth=64 --busy_wait_polling=0" \
 		"--rw=write --bs=4k --iodepth=16 --size=1m --time_based --runtime=10 --busy_wait_polling=0"
@@ -236,6 +229,13 @@ gpspm_server_memory() {
 # listening to CONNS connected (a client fio of CONNS jobs)
 server_memory() {
 	local name=$1 conns=$2 a0 a1='' end client
+	# ASan's allocator keeps freed blocks in quarantine, pads each block
+	# and returns pages to the kernel on its own schedule: gpspm-server-memory
+	# grew by 84 kB with it, and by -832 kB with its quarantine off
+	if [[ -n "${FIO_PRELOAD:-}" ]]; then
+		skip "$name" "beside the sanitizers a process's anonymous memory is their allocator's, not the server's"
+		return
+	fi
 	begin_case "$name"
 	# shellcheck disable=SC2086 # the argument lists are word lists
 	fio_server gpspm $3
