@@ -475,7 +475,8 @@ fio_q_status Client::queue_sync(io_u *u)
 	if (fio_fill_issue_time(td_))
 		fio_gettime(&u->issue_time, nullptr);
 	io_u_mark_submit(td_, 1);
-	if (failed_ || run_sync(u) != Result::DONE) [[unlikely]] {
+	if (failed_ || (replicated() ? run_sync<true>(u) : run_sync<false>(u)) != Result::DONE)
+		[[unlikely]] {
 		abandon(); // nothing else is in flight, nothing to give back
 		u->error = EIO;
 	}
@@ -486,21 +487,22 @@ fio_q_status Client::queue_sync(io_u *u)
 // One I/O from post to completion, without the bookkeeping of I/Os in
 // flight (InFlight, the rings): one operation of it is signaled, and the
 // completion carrying its token ends it.
-Result Client::run_sync(io_u *u)
+template <bool Replicas> Result Client::run_sync(io_u *u)
 {
 	switch (u->ddir) {
 	case DDIR_READ: {
-		if (Result r = read(u, RPMA_F_COMPLETION_ALWAYS, SYNC_TOKEN); r != Result::DONE)
+		if (Result r = read<Replicas>(u, RPMA_F_COMPLETION_ALWAYS, SYNC_TOKEN);
+		    r != Result::DONE)
 			return r;
 		sync_reading_ = true;
-		const Result r = sync_wait();
+		const Result r = sync_wait<Replicas>();
 		sync_reading_ = false;
 		return r;
 	}
 	case DDIR_WRITE:
-		if (Result r = write(u); r != Result::DONE)
+		if (Result r = write<Replicas>(u); r != Result::DONE)
 			return r;
-		return sync_flush(u->offset, u->xfer_buflen);
+		return sync_flush<Replicas>(u->offset, u->xfer_buflen);
 	default: // fsync, fdatasync, sync_file_range: each write's flush completed
 		return Result::DONE;
 	}
@@ -508,43 +510,43 @@ Result Client::run_sync(io_u *u)
 
 // A GPSPM flush may have to wait for a send buffer: the SEND completion of
 // the previous request may come after its response.
-Result Client::sync_flush(uint64_t offset, uint64_t length)
+template <bool Replicas> Result Client::sync_flush(uint64_t offset, uint64_t length)
 {
 	Result r;
 	uint64_t token;
 	while ((r = post_flush({offset, length, SYNC_TOKEN})) == Result::RETRY)
-		if ((r = sync_poll(&token)) != Result::DONE)
+		if ((r = sync_poll<Replicas>(&token)) != Result::DONE)
 			return r;
-	return r != Result::DONE ? r : sync_wait();
+	return r != Result::DONE ? r : sync_wait<Replicas>();
 }
 
 // Until the completion that carries a token.
-Result Client::sync_wait()
+template <bool Replicas> Result Client::sync_wait()
 {
 	uint64_t token = 0;
 	while (!token)
-		if (Result r = sync_poll(&token); r != Result::DONE)
+		if (Result r = sync_poll<Replicas>(&token); r != Result::DONE)
 			return r;
 	return Result::DONE;
 }
 
 // Takes one completion, waiting for it: *token is what it carries (0: a
 // completion that ends no I/O, a SEND's).
-Result Client::sync_poll(uint64_t *token)
+template <bool Replicas> Result Client::sync_poll(uint64_t *token)
 {
 	for (;;) {
-		if (released_) [[unlikely]] {
+		if (Replicas && released_) [[unlikely]] {
 			*token = std::exchange(released_, 0);
 			return Result::DONE;
 		}
-		for (unsigned t = 0; t < ntargets_; t++) {
-			if (targets_[t].lost) [[unlikely]]
+		for (unsigned t = 0; t < live_targets<Replicas>(); t++) {
+			if (Replicas && targets_[t].lost) [[unlikely]]
 				continue;
 			ibv_wc wc;
 			int ret = rpma_cq_get_wc(targets_[t].cq, 1, &wc, nullptr);
 			if (ret == 0) {
 				completions_++;
-				return completion_token(wc, t, token);
+				return completion_token<Replicas>(wc, t, token);
 			}
 			if (ret != RPMA_E_NO_COMPLETION) {
 				*token = 0;
@@ -577,7 +579,8 @@ int Client::commit(thread_data *td)
 		}
 	}
 	io_u_mark_submit(td, n);
-	const size_t posted = c->post(c->pending_.data(), n);
+	const size_t posted = c->replicated() ? c->post<true>(c->pending_.data(), n)
+					      : c->post<false>(c->pending_.data(), n);
 	if (posted == n) [[likely]] {
 		c->npending_ = 0;
 		return 0;
@@ -592,17 +595,18 @@ int Client::commit(thread_data *td)
 
 // Returns how many of the batch went out: all, or those before the first
 // that failed (reported).
-size_t Client::post(io_u *const *batch, size_t n)
+template <bool Replicas> size_t Client::post(io_u *const *batch, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		Result r;
 		switch (batch[i]->ddir) {
 		case DDIR_READ:
 			// a run of reads completes as one: only its last is signaled
-			r = post_read(batch[i], i + 1 == n || batch[i + 1]->ddir != DDIR_READ);
+			r = post_read<Replicas>(batch[i],
+						i + 1 == n || batch[i + 1]->ddir != DDIR_READ);
 			break;
 		case DDIR_WRITE:
-			r = post_write(batch[i]);
+			r = post_write<Replicas>(batch[i]);
 			break;
 		default: // fsync, fdatasync, sync_file_range
 			r = post_sync(batch[i]);
@@ -622,16 +626,16 @@ Result Client::overflow()
 }
 
 // From one target: a replica's loss fails the reads in flight on it.
-Result Client::read(io_u *u, int flags, uint64_t token)
+template <bool Replicas> Result Client::read(io_u *u, int flags, uint64_t token)
 {
-	const Target &x = targets_[reader_];
+	const Target &x = targets_[Replicas ? reader_ : 0];
 	int ret = rpma_read(x.conn, local_, static_cast<char *>(u->xfer_buf) - local_base_,
 			    x.remote, x.base + u->offset, u->xfer_buflen, flags, ctx(token));
 	return ret ? rpma_failed(td_, "rpma_read", ret) : Result::DONE;
 }
 
 // Never signaled: the flush after it is.
-Result Client::write(io_u *u)
+template <bool Replicas> Result Client::write(io_u *u)
 {
 	if (next_append_ != NOT_APPENDING) [[unlikely]] {
 		if (u->offset != next_append_)
@@ -640,16 +644,16 @@ Result Client::write(io_u *u)
 	}
 	rpma_mr_local *src = local_;
 	size_t src_offset = static_cast<char *>(u->xfer_buf) - local_base_;
-	if (stage_mr_) [[unlikely]] {
+	if (Replicas && stage_mr_) {
 		// replicas: from a copy that outlives the io_u (stage_)
 		src = stage_mr_;
 		src_offset = (staged_++ % stage_slots_) * stage_slot_;
 		std::memcpy(stage_.data() + src_offset, u->xfer_buf, u->xfer_buflen);
 	}
 	// to every target at once (replicas), each at the same offset
-	for (unsigned t = 0; t < ntargets_; t++) {
+	for (unsigned t = 0; t < live_targets<Replicas>(); t++) {
 		const Target &x = targets_[t];
-		if (x.lost) [[unlikely]]
+		if (Replicas && x.lost) [[unlikely]]
 			continue;
 		int ret = rpma_write(x.conn, x.remote, x.base + u->offset, src, src_offset,
 				     u->xfer_buflen, RPMA_F_COMPLETION_ON_ERROR, nullptr);
@@ -695,7 +699,7 @@ Result Client::lose_target(unsigned t, const char *why)
 
 Result Client::wait_alone()
 {
-	return sync_wait();
+	return replicated() ? sync_wait<true>() : sync_wait<false>();
 }
 
 Result Client::misplaced_append(const io_u *u)
@@ -710,18 +714,20 @@ Result Client::misplaced_append(const io_u *u)
 // Each io_u is added to inflight_ only once its work request is out. One
 // that fits no more is not added: commit() gives it back with the io_us
 // not posted, once the queue pair that holds its request is gone.
-Result Client::post_read(io_u *u, bool signaled)
+template <bool Replicas> Result Client::post_read(io_u *u, bool signaled)
 {
-	if (Result r = read(u, signaled ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR,
-			    inflight_.next_read_token());
+	if (Result r = read<Replicas>(u,
+				      signaled ? RPMA_F_COMPLETION_ALWAYS
+					       : RPMA_F_COMPLETION_ON_ERROR,
+				      inflight_.next_read_token());
 	    r != Result::DONE)
 		return r;
 	return inflight_.add_read(u) ? Result::DONE : overflow();
 }
 
-Result Client::post_write(io_u *u)
+template <bool Replicas> Result Client::post_write(io_u *u)
 {
-	if (Result r = write(u); r != Result::DONE)
+	if (Result r = write<Replicas>(u); r != Result::DONE)
 		return r;
 	return inflight_.add_write(u, u->offset, u->xfer_buflen) ? Result::DONE : overflow();
 }
@@ -747,9 +753,14 @@ Result Client::post_flushes()
 
 Result Client::poll_batch()
 {
+	return replicated() ? poll_batch<true>() : poll_batch<false>();
+}
+
+template <bool Replicas> Result Client::poll_batch()
+{
 	Result polled = Result::RETRY;
-	for (unsigned t = 0; t < ntargets_; t++) {
-		if (targets_[t].lost) [[unlikely]]
+	for (unsigned t = 0; t < live_targets<Replicas>(); t++) {
+		if (Replicas && targets_[t].lost) [[unlikely]]
 			continue;
 		ibv_wc wc[WC_BATCH];
 		int got = 0;
@@ -763,13 +774,13 @@ Result Client::poll_batch()
 		}
 		// a target lost on one of them leaves the rest unread: its
 		// queue is gone
-		for (int i = 0; i < got && !targets_[t].lost; i++)
-			if (Result r = handle(wc[i], t); r != Result::DONE)
+		for (int i = 0; i < got && !(Replicas && targets_[t].lost); i++)
+			if (Result r = handle<Replicas>(wc[i], t); r != Result::DONE)
 				return r;
 		completions_ += got;
 		polled = Result::DONE;
 	}
-	if (released_) [[unlikely]] {
+	if (Replicas && released_) [[unlikely]] {
 		inflight_.complete(std::exchange(released_, 0));
 		polled = Result::DONE;
 	}
@@ -837,11 +848,12 @@ std::string Client::native_ops_suspect(ibv_wc_status status) const
 
 // *token: the token of the I/Os a successful completion of target t ends,
 // or 0.
+template <bool Replicas>
 Result Client::completion_token(const ibv_wc &wc, unsigned t, uint64_t *token)
 {
 	if (wc.status != IBV_WC_SUCCESS) [[unlikely]] {
 		*token = 0;
-		if (replicated())
+		if (Replicas)
 			return lose_target(t, ibv_wc_status_str(wc.status));
 		return fail(
 			td_, EIO, "completion",
@@ -854,15 +866,15 @@ Result Client::completion_token(const ibv_wc &wc, unsigned t, uint64_t *token)
 		r = message_completion(wc, t, token);
 	else
 		*token = wc.wr_id; // a read, or a write's flush
-	if (replicated() && r == Result::DONE && *token) [[unlikely]]
+	if (Replicas && r == Result::DONE && *token)
 		return acknowledged(t, token);
 	return r;
 }
 
-Result Client::handle(const ibv_wc &wc, unsigned t)
+template <bool Replicas> Result Client::handle(const ibv_wc &wc, unsigned t)
 {
 	uint64_t token;
-	if (Result r = completion_token(wc, t, &token); r != Result::DONE)
+	if (Result r = completion_token<Replicas>(wc, t, &token); r != Result::DONE)
 		return r;
 	if (token)
 		inflight_.complete(token);
@@ -944,13 +956,13 @@ Result Client::wait_for_completions()
 // fio (which takes them one at a time by default, with
 // iodepth_batch_complete_max=1), the writes it commits meanwhile join the
 // next flush. DONE once min are complete, or FAILED.
-Result Client::reap(unsigned min)
+template <bool Replicas> Result Client::reap(unsigned min)
 {
 	// at iodepth 1 always: a poll now could only come back empty
 	if (inflight_.completed() < min && inflight_.stalled() && failed(post_flushes()))
 		return Result::FAILED;
 	for (;;) {
-		const Result polled = poll_batch();
+		const Result polled = poll_batch<Replicas>();
 		if (failed(polled))
 			return polled;
 		if (inflight_.completed() >= min)
@@ -999,7 +1011,7 @@ int Client::getevents(thread_data *td, unsigned min, unsigned max, const timespe
 // getevents() with fewer than min io_us complete.
 int Client::getevents_wait(unsigned min, unsigned max)
 {
-	if (!failed_ && failed(reap(min))) [[unlikely]] {
+	if (!failed_ && failed(replicated() ? reap<true>(min) : reap<false>(min))) [[unlikely]] {
 		abandon(); // fio asks for them on its way out
 		return -EIO;
 	}

@@ -167,17 +167,24 @@ private:
 	void tell_native_ops();
 	// What a stalled job's message adds when it posts native verbs.
 	std::string native_ops_suspect(ibv_wc_status status) const;
-	RPMA_INLINE size_t post(io_u *const *batch, size_t n);
+	// The per-I/O paths are built twice, chosen by replicated() where fio
+	// enters them (queue, commit, getevents): with Replicas false they
+	// know their one target at compile time, so a job of one target walks
+	// no targets_ and tests no lost flag nor released_ on each poll.
+	template <bool Replicas> unsigned live_targets() const { return Replicas ? ntargets_ : 1; }
+	template <bool Replicas> RPMA_INLINE size_t post(io_u *const *batch, size_t n);
 	// The helpers of the per-I/O paths are inlined into them: their calls'
 	// register saves and restores cost as much as their work.
-	RPMA_INLINE Result read(io_u *u, int flags, uint64_t token);
-	RPMA_INLINE Result write(io_u *u);
-	RPMA_INLINE Result post_read(io_u *u, bool signaled);
-	RPMA_INLINE Result post_write(io_u *u);
+	template <bool Replicas> RPMA_INLINE Result read(io_u *u, int flags, uint64_t token);
+	template <bool Replicas> RPMA_INLINE Result write(io_u *u);
+	template <bool Replicas> RPMA_INLINE Result post_read(io_u *u, bool signaled);
+	template <bool Replicas> RPMA_INLINE Result post_write(io_u *u);
 	Result post_sync(io_u *u);
 	Result post_flushes();
+	template <bool Replicas>
 	RPMA_INLINE Result completion_token(const ibv_wc &wc, unsigned t, uint64_t *token);
-	RPMA_INLINE Result handle(const ibv_wc &wc, unsigned t);
+	template <bool Replicas> RPMA_INLINE Result handle(const ibv_wc &wc, unsigned t);
+	template <bool Replicas> Result poll_batch();
 	// serverip= and port= into targets_: DONE, or FAILED (reported).
 	Result parse_targets();
 	Result connect_target(unsigned t, rpma_conn_cfg *cfg, const rpma_conn_private_data &request,
@@ -189,16 +196,16 @@ private:
 	// queue_async() then need no frame
 	RPMA_OUT_OF_LINE fio_q_status queue_async(io_u *u);
 	RPMA_COLD fio_q_status refuse(io_u *u);
-	RPMA_INLINE Result run_sync(io_u *u);
-	RPMA_INLINE Result sync_flush(uint64_t offset, uint64_t length);
-	RPMA_INLINE Result sync_poll(uint64_t *token);
-	RPMA_INLINE Result sync_wait();
+	template <bool Replicas> RPMA_INLINE Result run_sync(io_u *u);
+	template <bool Replicas> RPMA_INLINE Result sync_flush(uint64_t offset, uint64_t length);
+	template <bool Replicas> RPMA_INLINE Result sync_poll(uint64_t *token);
+	template <bool Replicas> RPMA_INLINE Result sync_wait();
 	Result wait_for_completions();
 	RPMA_INLINE Result idle(size_t in_flight);
 	Result idle_checks(size_t in_flight);
 	// the rest of getevents(), which returns what it returns
 	int getevents_wait(unsigned min, unsigned max);
-	Result reap(unsigned min);
+	template <bool Replicas> Result reap(unsigned min);
 	Result connection_check();
 	Result link_check(size_t in_flight);
 	Result stall_check(size_t in_flight);
