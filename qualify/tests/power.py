@@ -34,6 +34,11 @@
         the bed was not steady (below), which says nothing of the rule.
         --host-load FILE: the host's load as twoguests recorded it;
         --quiet-p50-us: the quiet bed's p50.
+    power.py quiet RUN... [--host-load FILE] [--quiet-p50-us US]
+        whether the bed was quiet under RUNs of one build (check-qualify's
+        healthy runs a and b), by the rule below without its drift:
+        exit 0, or 3 saying why not. twoguests judges the plan's verdicts
+        and the planted delay's comparison only on a quiet bed.
 
 A planted slowdown is "flagged on a point" against a base run when the
 rule calls that point's lat_p50 a regression; the table gives, per level
@@ -208,10 +213,10 @@ def read_host_load(path):
         for k, v in seen.items()]}
 
 
-def steadiness(rows, base, load=None, quiet_p50_us=QUIET_P50_US):
+def steadiness(rows, base, load=None, quiet_p50_us=QUIET_P50_US, drift=True):
     """Whether the bed held still under the base runs' repeats (rows as
-    records() gives them), by the rule of the docstring: {"steady",
-    "why": [reasons it was not], "figures"}."""
+    records() gives them), by the rule of the docstring (its drift rule
+    only with drift): {"steady", "why": [reasons it was not], "figures"}."""
     done = [r for r in rows if r["run"] in base and r["status"] == "done"
             and r["lat_p50"]]
     why = []
@@ -231,16 +236,16 @@ def steadiness(rows, base, load=None, quiet_p50_us=QUIET_P50_US):
     lv = {k: stats.median(r["lat_p50"] / per_point[r["point"]]
                           for r in done if r["round"] == k) for k in rounds}
     fig["round_levels"] = {str(k): round(v, 3) for k, v in lv.items()}
-    if len(lv) > 1:
-        drift = max(lv.values()) / min(lv.values())
-        fig["drift"] = drift
-        if drift > DRIFT_MAX:
+    if drift and len(lv) > 1:
+        moved = max(lv.values()) / min(lv.values())
+        fig["drift"] = moved
+        if moved > DRIFT_MAX:
             hi = max(lv, key=lv.get)
             lo = min(lv, key=lv.get)
             why.append("the rounds' level moved %.2fx (round %d at %.2f of "
                        "the points' medians, round %d at %.2f), more than the "
                        "%d %% slowdown to be flagged" % (
-                           drift, hi, lv[hi], lo, lv[lo], GOAL_FLAGGED_PCT))
+                           moved, hi, lv[hi], lo, lv[lo], GOAL_FLAGGED_PCT))
     fig["base_run_p50_us"] = {
         n: bed_level([r for r in done if r["run"] == n])[0]
         for n in base if any(r["run"] == n for r in done)}
@@ -312,6 +317,31 @@ def cmd_delay(a):
           file=sys.stderr)
     us = max(1, round(level * a.pct / 100))
     print("delay_%dus" % us)
+    return 0
+
+
+def cmd_quiet(a):
+    """Whether the bed was quiet under RUNs, one build's (check-qualify's
+    healthy runs): their p50 and the host's load over the whole check by
+    steadiness()'s rules. Its drift rule is the comparison's (a run's
+    rounds against each other), not a verdict's: a threshold holds a
+    run's level, which the bed's load moves, as it moves a planted delay's
+    share (2026-12-07, load up to 6.5: the healthy runs' repeats' p50 3.1
+    to 27 ms, within reach of the 20 ms delay's 29 to 40)."""
+    names = [os.path.basename(os.path.normpath(r)) for r in a.runs]
+    res = {n: runner.load(r) for n, r in zip(names, a.runs)}
+    load = read_host_load(a.host_load) if a.host_load else None
+    st = steadiness(records(res, names), names, load, a.quiet_p50_us, drift=False)
+    if not st["steady"]:
+        print(not_steady("bed was", st["why"]), file=sys.stderr)
+        return NOT_STEADY
+    fig = st["figures"]
+    hl = fig["host_load"]
+    print("power.py: the bed was quiet: p50 %.0f us (at most %d times %.0f)%s"
+          % (fig["bed_p50_us"], QUIET_FACTOR, a.quiet_p50_us,
+             "; host load %.1f to %.1f (at most %d)" % (hl["min"], hl["max"], hl["bound"])
+             if hl and hl["max"] is not None else "; no host load recorded"),
+          file=sys.stderr)
     return 0
 
 
@@ -587,7 +617,10 @@ def main():
     j.add_argument("--several", action="store_true",
                    help="judge the goals by the several-base-runs rule")
     j.set_defaults(func=cmd_judge)
-    for p in (d, j):
+    q = sub.add_parser("quiet")
+    q.add_argument("runs", nargs="+")
+    q.set_defaults(func=cmd_quiet)
+    for p in (d, j, q):
         p.add_argument("--host-load")
         p.add_argument("--quiet-p50-us", type=float, default=QUIET_P50_US)
     d.add_argument("--steady-p50-us", type=float, default=STEADY_P50_US)

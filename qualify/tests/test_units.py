@@ -1395,6 +1395,43 @@ class PowerSteadiness(unittest.TestCase):
             self.assertEqual(rc, 0, err)
         self.assertIsNone(power.read_host_load(os.path.join(d, "gone")))
 
+    def test_quiet(self):
+        # check-qualify's verdicts are judged only on a quiet bed: the
+        # healthy runs' p50 and the host's load, not the rounds' drift
+        power = load_tool("power", "power.py")
+
+        def quiet(d, names, host_load=None):
+            with contextlib.redirect_stderr(io.StringIO()) as e:
+                rc = power.cmd_quiet(argparse.Namespace(
+                    runs=[os.path.join(d, n) for n in names],
+                    host_load=host_load, quiet_p50_us=power.QUIET_P50_US))
+            return rc, e.getvalue()
+
+        with tempfile.TemporaryDirectory() as d:
+            # the idle host's runs drift 1.12x: quiet
+            save_runs(d, runs_from_records("power-quiet.tsv"))
+            rc, err = quiet(d, ["b0", "b1"])
+            self.assertEqual(rc, 0, err)
+            self.assertIn("the bed was quiet: p50 ", err)
+            self.assertIn("no host load recorded", err)
+        with tempfile.TemporaryDirectory() as d:
+            # the loaded try: its p50 9.2 ms, over twice the quiet bed's
+            save_runs(d, runs_from_records("power-loaded.tsv"))
+            rc, err = quiet(d, ["b0", "b1"])
+            self.assertEqual(rc, 3)
+            self.assertIn("the bed was not steady: the bed's p50 was ", err)
+            self.assertNotIn("rounds' level moved", err)
+        with tempfile.TemporaryDirectory() as d:
+            # its fifth round, alone: quiet unless the host's load says not
+            save_runs(d, runs_from_records("power-loaded.tsv", rounds={5}))
+            path = os.path.join(d, "host-load")
+            for end, rc_wanted in (("3.90", 0), ("6.40", 3)):
+                with open(path, "w") as f:
+                    f.write(self.HOST_LOAD % end)
+                rc, err = quiet(d, ["b0", "b1"], path)
+                self.assertEqual(rc, rc_wanted, err)
+            self.assertIn("the host's load reached 6.4 (at b1 round 5 end)", err)
+
 
 class RunFormat1(unittest.TestCase):
     """A results.json that rpma-qualify wrote before this version
