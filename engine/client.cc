@@ -539,7 +539,7 @@ template <bool Replicas> Result Client::sync_poll(uint64_t *token)
 			*token = std::exchange(released_, 0);
 			return Result::DONE;
 		}
-		for (unsigned t = 0; t < live_targets<Replicas>(); t++) {
+		for (unsigned t = 0; t < walked_targets<Replicas>(); t++) {
 			if (Replicas && targets_[t].lost) [[unlikely]]
 				continue;
 			ibv_wc wc;
@@ -651,7 +651,7 @@ template <bool Replicas> Result Client::write(io_u *u)
 		std::memcpy(stage_.data() + src_offset, u->xfer_buf, u->xfer_buflen);
 	}
 	// to every target at once (replicas), each at the same offset
-	for (unsigned t = 0; t < live_targets<Replicas>(); t++) {
+	for (unsigned t = 0; t < walked_targets<Replicas>(); t++) {
 		const Target &x = targets_[t];
 		if (Replicas && x.lost) [[unlikely]]
 			continue;
@@ -759,7 +759,7 @@ Result Client::poll_batch()
 template <bool Replicas> Result Client::poll_batch()
 {
 	Result polled = Result::RETRY;
-	for (unsigned t = 0; t < live_targets<Replicas>(); t++) {
+	for (unsigned t = 0; t < walked_targets<Replicas>(); t++) {
 		if (Replicas && targets_[t].lost) [[unlikely]]
 			continue;
 		ibv_wc wc[WC_BATCH];

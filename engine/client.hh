@@ -171,7 +171,10 @@ private:
 	// enters them (queue, commit, getevents): with Replicas false they
 	// know their one target at compile time, so a job of one target walks
 	// no targets_ and tests no lost flag nor released_ on each poll.
-	template <bool Replicas> unsigned live_targets() const { return Replicas ? ntargets_ : 1; }
+	template <bool Replicas> unsigned walked_targets() const
+	{
+		return Replicas ? ntargets_ : 1;
+	}
 	template <bool Replicas> RPMA_INLINE size_t post(io_u *const *batch, size_t n);
 	// The helpers of the per-I/O paths are inlined into them: their calls'
 	// register saves and restores cost as much as their work.
