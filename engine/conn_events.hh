@@ -15,8 +15,9 @@ namespace rpma_fio {
 
 using Clock = std::chrono::steady_clock;
 
-// How long the other end may take to answer a step of connecting (beyond
-// connect_timeout for a client's connect).
+// How long past connect_timeout a client waits for the server's answer to
+// a request it sent (the server's own bound on a handshake is its
+// handshake_timeout= option).
 constexpr int HANDSHAKE_TIMEOUT_MS = 10000;
 // How long the goodbye after a good run may take: no answer in time is no
 // reason to fail a finished job.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // options.cc -- names, types and defaults follow the old fio engines, so
-// their job files run unchanged; connect_timeout is new.
+// their job files run unchanged; connect_timeout and those after it are new.
 #include "config.h"
 #include "options.hh"
 #include "allow.hh"
@@ -154,6 +154,19 @@ fio_option options[] = {
 		.help = "Server: connections the job accepts on its one port, each to a region "
 			"of size= bytes of its own",
 		.def = "1",
+		.category = FIO_OPT_C_ENGINE,
+		.group = OPTION_GROUP,
+	},
+	{
+		.name = "handshake_timeout",
+		.lname = "librpma server handshake timeout",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(Options, handshake_timeout),
+		.maxval = 24ULL * 3600,
+		.minval = 1,
+		.help = "Server: seconds an accepted connection request may take to complete "
+			"before its place is given back to the next request",
+		.def = "10",
 		.category = FIO_OPT_C_ENGINE,
 		.group = OPTION_GROUP,
 	},

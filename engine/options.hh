@@ -21,6 +21,9 @@ struct Options {
 	unsigned int connect_timeout; // seconds
 	unsigned int clients;         // server: connections a job serves
 	unsigned int port_per_job;    // client: job N connects to port + N - 1
+	// Server: seconds an accepted connection request may take to come up
+	// before its place is given back (a stranger's, or a client too slow)
+	unsigned int handshake_timeout;
 	// Client: native_ops= as given, and parsed (native_ops.hh): 0 when
 	// not given, and then the environment's RPMA_NATIVE_OPS decides.
 	char *native_ops_list;

@@ -847,10 +847,11 @@ Result Server::check_connection(Connection &c, Clock::time_point now)
 	// end has heard: the handshake's last message (the RTU, which makes
 	// the server's end ESTABLISHED) may be lost, and RDMA-CM sends its
 	// answer again only every few seconds
+	const unsigned handshake_timeout = options_of(td_).handshake_timeout;
 	if (c.state == Connection::State::Connecting && signs_of(c) == 0 &&
-	    now - c.since > std::chrono::milliseconds(HANDSHAKE_TIMEOUT_MS)) {
-		static const std::string why = "no answer within " +
-					       std::to_string(HANDSHAKE_TIMEOUT_MS / 1000) + " s";
+	    now - c.since > std::chrono::seconds(handshake_timeout)) {
+		const std::string why = "no answer within " + std::to_string(handshake_timeout) +
+					" s; handshake_timeout= sets how long";
 		give_back(c, why.c_str());
 		return Result::DONE;
 	}

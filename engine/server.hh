@@ -24,7 +24,7 @@
 // for them (rpma_ep_set_peer_filter), counted and told (tell_refused). A
 // request
 // that cannot be taken, or is accepted and never completes (given up, or
-// its handshake left unfinished for HANDSHAKE_TIMEOUT_MS), gives its place
+// its handshake left unfinished for handshake_timeout= seconds), gives its place
 // back: it is no client, fails nothing and touches no connected client,
 // however many there are. While every place is taken and some connection
 // is still being made, the listener is paused (new requests wait); once

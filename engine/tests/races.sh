@@ -33,7 +33,10 @@ race_case() {
 	# FIO is lib.sh's, read-only: fio_start puts the wrapper before it
 	# shellcheck disable=SC2034 # fio_start (lib.sh) reads it
 	local -a fio_wrapper=("${vg[@]}" --log-file="$(case_dir)/server.valgrind")
-	fio_server "$kind" --numjobs="$jobs" --filename=malloc --size=256k --iodepth=4
+	# a client's handshake is as slow: the server's default bound on it
+	# (handshake_timeout=10) would give up our own clients under drd
+	fio_server "$kind" --numjobs="$jobs" --filename=malloc --size=256k --iodepth=4 \
+		--handshake_timeout=$((60 * WAIT_SCALE))
 	# every server job listens (each has a port of its own) before any
 	# client job tries: under valgrind a server job starts slowly, and a
 	# client gives up on a port nobody listens on after connect_timeout
