@@ -48,8 +48,9 @@ race_case() {
 	done
 	# shellcheck disable=SC2034 # fio_start (lib.sh) reads it
 	fio_wrapper=("${vg[@]}" --log-file="$(case_dir)/client.valgrind")
+	# a server under drd on a busy host takes minutes to answer a request
 	fio_client "$kind" --numjobs="$jobs" --rw=randwrite --bs=4k --iodepth=4 --size=256k \
-		--connect_timeout=120
+		--connect_timeout=$((60 * WAIT_SCALE))
 	crc=$?
 	waited server "$(pid_of server)" 60
 	src=$?
