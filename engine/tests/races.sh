@@ -34,9 +34,14 @@ race_case() {
 	# shellcheck disable=SC2034 # fio_start (lib.sh) reads it
 	local -a fio_wrapper=("${vg[@]}" --log-file="$(case_dir)/server.valgrind")
 	# a client's handshake is as slow: the server's default bound on it
-	# (handshake_timeout=10) would give up our own clients under drd
+	# (handshake_timeout=10) would give up our own clients under drd.
+	# Valgrind runs one thread at a time: GPSPM server jobs spinning on
+	# their completion queues take turns with the one that has a request,
+	# and under drd the clients saw no completion for 30 s (their bound)
+	local -a poll=()
+	[[ $kind == gpspm ]] && poll=(--busy_wait_polling=0)
 	fio_server "$kind" --numjobs="$jobs" --filename=malloc --size=256k --iodepth=4 \
-		--handshake_timeout=$((60 * WAIT_SCALE))
+		--handshake_timeout=$((60 * WAIT_SCALE)) "${poll[@]}"
 	# every server job listens (each has a port of its own) before any
 	# client job tries: under valgrind a server job starts slowly, and a
 	# client gives up on a port nobody listens on after connect_timeout
