@@ -109,7 +109,9 @@ rooms_full() {
 
 # gives_up: a connection request whose client gave it up (rogue_client
 # gives-up) before the server, stopped meanwhile, took it: the server says
-# it could not take or accept it, and the place stays for the client that
+# it could not take or accept it, or, where its accept went out before
+# RDMA-CM heard of the give-up (as in the sanitizers' slower build), that
+# it never completed; either way the place stays for the client that
 # comes next (clients=1), which it serves to a clean end
 gives_up() {
 	local name=gpspm-request-given-up-then-a-client
@@ -123,7 +125,8 @@ gives_up() {
 	waited server "$(pid_of server)" 30
 	summary
 	statuses "$name" rogue=ok client=ok server=ok
-	expect "$name" says-one-of server "could not be taken" "could not be accepted"
+	expect "$name" says-one-of server "could not be taken" "could not be accepted" \
+		"never completed, its place given back"
 }
 
 # two_clients KIND SIZE RUNTIME BACKLOG: two clients of ours (one fio,
