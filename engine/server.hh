@@ -22,13 +22,12 @@
 // Anyone who reaches the port may send connection requests; with allow=
 // those from elsewhere are refused inside librpma before anything is made
 // for them (rpma_ep_set_peer_filter), counted and told (tell_refused). A
-// request
-// that cannot be taken, or is accepted and never completes (given up, or
-// its handshake left unfinished for handshake_timeout= seconds), gives its place
-// back: it is no client, fails nothing and touches no connected client,
-// however many there are. While every place is taken and some connection
-// is still being made, the listener is paused (new requests wait); once
-// every place holds a connection made, it stops.
+// request that cannot be taken, or is accepted and never completes (given
+// up, or its handshake left unfinished for handshake_timeout= seconds),
+// gives its place back: it is no client, fails nothing and touches no
+// connected client, however many there are. While every place is taken and
+// some connection is still being made, the listener is paused (new
+// requests wait); once every place holds a connection made, it stops.
 //
 // One thread waits on one epoll set (wait_set.hh) that holds the listening
 // endpoint, each connection's events and completions, the flavour's own
