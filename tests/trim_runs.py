@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The one way to make a recorded set smaller: every fio report in the
-files named (or in every file below the folders named) loses the fields
-no judge and no unit test reads; the text around a report stays as fio
-wrote it. Run on a set as recorded (the suite's RESULTS directory copied)
+files named (or in every file below the folders named), and an old
+results.json of rpma-qualify, loses the fields no judge and no unit test
+reads; the text around a report stays as fio wrote it. Run on a set as recorded (the suite's RESULTS directory copied)
 and again on a set already trimmed, it writes the same bytes, so
 tests/test_fio_readers.py can check that every committed set is trimmed.
 
@@ -57,6 +57,24 @@ TWOHOSTS = report({"jobname": True, "hostname": True, "error": True,
                    "read": TWOHOSTS_DIRECTION, "write": TWOHOSTS_DIRECTION})
 SETS = {"engine/tests/runs": ENGINE, "tests/twohosts/runs": TWOHOSTS,
         "qualify/tests/data": QUALIFY}
+# An old results.json of rpma-qualify (run-format1.json): what report,
+# compare and history read of it, found the same way; "format" stays
+# though nothing asks for it, as it names what the file is. "*" is any key
+# (the hosts, named by address).
+ENV = {k: True for k in ("cpu_model", "cpus", "debian_version", "fio", "hostname", "kernel",
+                         "os", "perftest", "rdma_core", "rdma_devices")}
+RUN_METRICS = {k: True for k in ("bw_bytes", "iops", "lat_us", "per_client", "steady_state",
+                                 "verify_errors")}
+RUN = {"format": True, "baselines": True, "started": True, "updated": True, "tool_version": True,
+       "plan": {k: True for k in ("compare", "description", "name", "ramp_time", "repeats",
+                                  "runtime", "steady_state", "thresholds")},
+       "hosts": {"*": {"env": dict(ENV, rpma={"librpma_pkgconfig": True, "rpma_qualify": True}),
+                       "env_source": True, "memory_kinds": True, "role": True}},
+       "points": [dict({k: True for k in ("bs", "clients", "id", "iodepth", "mode", "numjobs",
+                                          "replicas", "rw", "series")},
+                       repeats=[{"counters": True, "counters_missing": True, "status": True,
+                                 "metrics": dict(RUN_METRICS, cpu={"client_us_per_op": True,
+                                                                   "server_us_per_op": True})}])]}
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -86,7 +104,8 @@ def trim(value, keep):
         return [trim(v, keep[0]) for v in value] if isinstance(value, list) else value
     if not isinstance(value, dict):
         return value
-    return {k: trim(v, keep[k]) for k, v in value.items() if k in keep}
+    return {k: trim(v, keep[k] if k in keep else keep["*"]) for k, v in value.items()
+            if k in keep or "*" in keep}
 
 
 def report_text(doc, keep):
@@ -123,6 +142,9 @@ def trimmed(text, keep):
     none."""
     if re.match(r"^[0-9]+\.[0-9]+ ", text):
         return trim_stamped(text, keep)
+    if text.startswith('{\n "') and '\n "points": [' in text:
+        # a results.json of rpma-qualify, as its runner writes one
+        return json.dumps(trim(json.loads(text), RUN), indent=1, sort_keys=True) + "\n"
     try:
         doc, start, end = fio.locate(text)
     except fio.FioOutputError:

@@ -1436,8 +1436,9 @@ class PowerSteadiness(unittest.TestCase):
 class RunFormat1(unittest.TestCase):
     """A results.json that rpma-qualify wrote before this version
     (qualify/tests/data/run-format1.json: 39a20b6's `run` of a plan of 3
-    points, 2 repeats, fio replaced by the recorded output) stays
-    readable by report, compare and history."""
+    points, 2 repeats, fio replaced by the recorded output, trimmed to
+    what these three read: tests/trim_runs.py) stays readable by report,
+    compare and history."""
 
     def old(self):
         return json.loads(data("run-format1.json"))
