@@ -5,6 +5,7 @@
 # structures. Each engine is copied with its recorded fio version changed
 # (same length), then loaded by this host's fio (or $FIO): no RDMA needed.
 set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${ENGINE_DIR:?}" "${ENGINES:?}" "${FIO_VERSION_H:?}"
 export LD_LIBRARY_PATH=${RPMA_LIB_DIR:+$RPMA_LIB_DIR:}${LD_LIBRARY_PATH:-}
 fio=${FIO:-fio}	# the fio the engines were built for
@@ -36,12 +37,16 @@ PY
 	timeout 60 env ${FIO_PRELOAD:+LD_PRELOAD="$FIO_PRELOAD"} "$fio" --name=mismatch --ioengine="external:$copy" --thread \
 		--serverip=127.0.0.1 --port=7204 --filename=malloc --size=1m \
 		--rw=write --create_serialize=0 >"$scratch/out" 2>&1 || status=$?
-	if ((status != 0 && status < 124)) &&
-		grep -qF "built for $other but is loaded by" "$scratch/out"; then
+	# the refusal is judged where fio-versions judges its own (the same
+	# guard, a real other fio there)
+	IFS=$'\t' read -r verdict detail < <(PYTHONPATH="$here/../../bench" python3 -m \
+		rpma_measure.fio_versions cross "${other#fio-}" "${built_for#fio-}" "$status" "$scratch/out" ||
+		printf 'fail\tno verdict from rpma_measure.fio_versions\n')
+	if [[ $verdict == pass ]]; then
 		echo "PASS: $engine refuses a fio it was not built for"
 		passed=$((passed + 1))
 	else
-		echo "FAIL: $engine in another fio: status $status, output:"
+		echo "FAIL: $engine in another fio: $detail; output:"
 		sed 's/^/  /' "$scratch/out"
 		failed=$((failed + 1))
 	fi
