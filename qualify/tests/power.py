@@ -59,7 +59,7 @@ the bed's p50 5 to 30 ms in four rounds and 1 to 3 ms in the fifth, alone).
 judge calls the bed steady when all three hold, and otherwise writes
 "The bed was not steady" with the reasons in summary.md, no verdict on
 the rule, and exits 3:
-  1. level: the base runs' bed p50 (bed_p50 over all their repeats) is
+  1. level: the base runs' bed p50 (bed_level over all their repeats) is
      at most QUIET_FACTOR (2) times the quiet bed's (QUIET_P50_US, or
      --quiet-p50-us). A delay sized from a p50 r times the quiet one is
      r times its share once the load goes: at r above 2 the "10 %" level
@@ -120,12 +120,6 @@ QUIET_FACTOR = 2
 DRIFT_MAX = 1 + GOAL_FLAGGED_PCT / 100
 LOAD_PER_CPU = 3
 NOT_STEADY = 3
-
-
-def bed_p50(run):
-    """The median over the points of RUN of each point's median lat_p50 (us)."""
-    name = os.path.basename(os.path.normpath(run))
-    return bed_level(records({name: runner.load(run)}, [name]))[0]
 
 
 def bed_level(rows):
