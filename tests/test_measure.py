@@ -123,6 +123,13 @@ class FioVersions(unittest.TestCase):
                          ("fail", "status 139"))
         self.assertEqual(fio_versions.cross("3.41", "3.42", 1, "fio: other\n"),
                          ("fail", "no refusal message"))
+        # version-mismatch.sh's rule: the engine's guard alone, not fio's
+        self.assertEqual(fio_versions.guard("3.41", "3.42", 1, guard),
+                         ("pass", "the engine refuses (same ioops version)"))
+        self.assertEqual(fio_versions.guard("3.33", "3.42", 1, refused),
+                         ("fail", "no refusal message"))
+        self.assertEqual(fio_versions.guard("3.41", "3.42", 139, guard),
+                         ("fail", "status 139"))
 
     def test_command_line(self):
         """fio-versions' call: one line "VERDICT<TAB>DETAIL" on stdout"""

@@ -3,8 +3,9 @@
 """The one way to make a recorded set smaller: every fio report in the
 files named (or in every file below the folders named), and an old
 results.json of rpma-qualify, loses the fields no judge and no unit test
-reads; the text around a report stays as fio wrote it. Run on a set as recorded (the suite's RESULTS directory copied)
-and again on a set already trimmed, it writes the same bytes, so
+reads; the text around a report stays as fio wrote it. Run on a set as
+recorded (the suite's RESULTS directory copied) and again on a set
+already trimmed, it writes the same bytes, so
 tests/test_fio_readers.py can check that every committed set is trimmed.
 
     tests/trim_runs.py [--check] PATH...      (make trim-runs: every set)
@@ -91,7 +92,8 @@ def keep_for(path):
 def trim(value, keep):
     """VALUE with only what the rule KEEP names: True keeps a value whole, "first"
     its first entry, a dict the keys it names (each by its own rule), a
-    one-element list that rule for each element, "used" the entries that
+    one-element list that rule for each element, a dict with "*" that
+    rule for any key it does not name, "used" the entries that
     are not 0 (rules.py's same-figures compares the depth buckets fio
     used; an empty bucket says nothing)."""
     if keep is True or not isinstance(value, (dict, list)):

@@ -15,6 +15,9 @@ python3 -m rpma_measure.fio_versions STEP ARGS... prints one line,
   cross V W STATUS FILE  FILE: fio W's output loading the engines built
                          for fio V, STATUS its exit status: each must
                          refuse, never run or crash
+  guard V W STATUS FILE  as cross, but only the engines' own version
+                         guard's refusal passes (version-mismatch.sh: the
+                         same fio, so the same ioops version)
 """
 import os
 import re
@@ -51,18 +54,23 @@ def warnings(log):
     return ("fail", f"{n} compiler warnings") if n else ("pass", "no warnings")
 
 
-def cross(v, w, status, text):
+def guard(v, w, status, text):
     """the engines built for fio V, loaded by fio W (exit STATUS, output
-    TEXT), were refused: by fio (another ioops version) or by the
-    engines' own version guard"""
+    TEXT), were refused by their own version guard"""
     if status == 0 or status >= KILLED:
         return "fail", f"status {status}"
-    for line in text.splitlines():
-        if BAD_IOOPS in line:
-            return "pass", f"fio refuses: {line}"
     if f"built for fio-{v} but is loaded by fio-{w}" in text:
         return "pass", "the engine refuses (same ioops version)"
     return "fail", "no refusal message"
+
+
+def cross(v, w, status, text):
+    """as guard, or refused by fio itself (another ioops version)"""
+    if status != 0 and status < KILLED:
+        for line in text.splitlines():
+            if BAD_IOOPS in line:
+                return "pass", f"fio refuses: {line}"
+    return guard(v, w, status, text)
 
 
 def _read(path):
@@ -80,8 +88,9 @@ def main(argv):
         verdict = ("fail", "has librpma engines of its own") if own else ("pass", "")
     elif step == "warnings" and len(args) == 1:
         verdict = warnings(_read(args[0]))
-    elif step == "cross" and len(args) == 4:
-        verdict = cross(args[0], args[1], int(args[2]), _read(args[3]))
+    elif step in ("cross", "guard") and len(args) == 4:
+        verdict = (cross if step == "cross" else guard)(args[0], args[1], int(args[2]),
+                                                         _read(args[3]))
     else:
         print(__doc__, file=sys.stderr)
         return 2

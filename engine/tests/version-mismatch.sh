@@ -38,9 +38,9 @@ PY
 		--serverip=127.0.0.1 --port=7204 --filename=malloc --size=1m \
 		--rw=write --create_serialize=0 >"$scratch/out" 2>&1 || status=$?
 	# the refusal is judged where fio-versions judges its own (the same
-	# guard, a real other fio there)
+	# guard, a real other fio there); one fio, so only the guard may refuse
 	IFS=$'\t' read -r verdict detail < <(PYTHONPATH="$here/../../bench" python3 -m \
-		rpma_measure.fio_versions cross "${other#fio-}" "${built_for#fio-}" "$status" "$scratch/out" ||
+		rpma_measure.fio_versions guard "${other#fio-}" "${built_for#fio-}" "$status" "$scratch/out" ||
 		printf 'fail\tno verdict from rpma_measure.fio_versions\n')
 	if [[ $verdict == pass ]]; then
 		echo "PASS: $engine refuses a fio it was not built for"
